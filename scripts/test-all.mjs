@@ -1,0 +1,443 @@
+#!/usr/bin/env node
+// `npm test`: runs every suite and ends with exactly one line `<N> passed, <M> failed`.
+// Exit code 0 only when nothing failed. See scripts/README.md.
+//
+//   node scripts/test-all.mjs [--only <id>]... [--skip <id>]... [--timeout <minutes>] [--list]
+//
+// A suite is data: { id, title, requires?, setup?, steps }. To add one, add an entry to SUITES.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startThrowawayPostgres } from "./lib/postgres-cluster.mjs";
+import {
+  exitCodeResult,
+  parseFuzz,
+  parseNodeTap,
+  parsePytest,
+  parseSurefire,
+} from "./lib/result-parsers.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const DEFAULT_SUITE_TIMEOUT_MIN = 20;
+const KILL_GRACE_MS = 5_000;
+const OUTPUT_CAP = 32 * 1024 * 1024; // characters of output kept for parsing (the tail)
+
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code) => (text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+const bold = paint("1");
+const red = paint("31");
+const green = paint("32");
+const dim = paint("2");
+
+// ---- suites ------------------------------------------------------------------------------------------
+
+/** A locally installed CLI (node_modules/.bin), or npx as a fallback. */
+function tool(name, args) {
+  const local = path.join(ROOT, "node_modules", ".bin", name);
+  return fs.existsSync(local) ? { cmd: local, args } : { cmd: "npx", args: ["--no-install", name, ...args] };
+}
+
+const [nodeMajor, nodeMinor] = process.versions.node.split(".").map(Number);
+const testConcurrency =
+  nodeMajor > 20 || (nodeMajor === 20 && nodeMinor >= 10) ? ["--test-concurrency=2"] : [];
+
+function findFiles(dir, suffix) {
+  const out = [];
+  const walk = (d) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && entry.name.endsWith(suffix)) out.push(full);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/**
+ * node:test over `<dir>/**\/*.test.ts`: spec reporter on screen, TAP to a file whose summary gives the
+ * counts. Environment the tests must honour: GUARD_TEST_DB (pglite | postgres) and, for postgres,
+ * GUARD_TEST_DATABASE_URL (a superuser URL on the `postgres` database; tests create their own databases).
+ */
+function nodeTestSuite({ id, title, dir, env = {}, setup }) {
+  return {
+    id,
+    title,
+    requires: dir,
+    setup,
+    steps: (ctx) => {
+      const files = findFiles(path.join(ROOT, dir), ".test.ts");
+      if (files.length === 0) return { skip: `${dir} has no *.test.ts files yet` };
+      const tap = path.join(ctx.tmpDir, `${id}.tap`);
+      return [
+        {
+          label: `node --test (${files.length} file${files.length === 1 ? "" : "s"} in ${dir})`,
+          cmd: process.execPath,
+          args: [
+            ...["--import", "tsx", "--test", ...testConcurrency],
+            ...["--test-reporter=spec", "--test-reporter-destination=stdout"],
+            ...["--test-reporter=tap", `--test-reporter-destination=${tap}`],
+            ...files.map((f) => path.relative(ROOT, f)),
+          ],
+          env,
+          parse: () => (fs.existsSync(tap) ? parseNodeTap(fs.readFileSync(tap, "utf8")) : null),
+        },
+      ];
+    },
+  };
+}
+
+/** Environment for server tests: never let a developer's DATABASE_URL leak into them. */
+const serverEnv = (db) => ({ GUARD_TEST_DB: db, DATABASE_URL: undefined });
+
+const SUITES = [
+  {
+    id: "static",
+    title: "static",
+    steps: [
+      { label: "eslint .", ...tool("eslint", ["."]), parse: exitCodeResult },
+      { label: "prettier --check .", ...tool("prettier", ["--check", "."]), parse: exitCodeResult },
+      { label: "tsc --noEmit", ...tool("tsc", ["-p", "tsconfig.json", "--noEmit"]), parse: exitCodeResult },
+    ],
+  },
+  nodeTestSuite({ id: "contract", title: "contract", dir: "contract/test" }),
+  nodeTestSuite({
+    id: "server-pglite",
+    title: "server (PGlite)",
+    dir: "server/test",
+    env: serverEnv("pglite"),
+  }),
+  nodeTestSuite({
+    id: "server-postgres",
+    title: "server (PostgreSQL)",
+    dir: "server/test",
+    env: serverEnv("postgres"),
+    setup: async (ctx) => {
+      const cluster = await startThrowawayPostgres({ log: ctx.log });
+      return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
+    },
+  }),
+  {
+    id: "fuzz",
+    title: "fuzz",
+    requires: "scripts/fuzz.mjs",
+    steps: [
+      {
+        label: "node scripts/fuzz.mjs",
+        cmd: process.execPath,
+        args: ["scripts/fuzz.mjs"],
+        parse: ({ output }) => parseFuzz(output),
+      },
+    ],
+  },
+  {
+    id: "python-sdk",
+    title: "Python SDK (pytest)",
+    requires: "sdks/python",
+    // One venv at the repo root (.venv, ignored by git, eslint and prettier), refreshed each run.
+    setup: async (ctx) => {
+      const venv = path.join(ROOT, ".venv");
+      const python = path.join(venv, "bin", "python");
+      if (!fs.existsSync(python)) await ctx.exec("python3", ["-m", "venv", venv]);
+      const pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"];
+      await ctx.exec(pip[0], [...pip.slice(1), "pytest", "-e", "sdks/python[test]"]);
+      return {
+        env: { VIRTUAL_ENV: venv, PATH: `${path.join(venv, "bin")}${path.delimiter}${process.env.PATH}` },
+      };
+    },
+    steps: [
+      {
+        label: "pytest sdks/python",
+        cmd: path.join(ROOT, ".venv", "bin", "python"),
+        args: ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd: "sdks/python",
+        parse: ({ output }) => parsePytest(output),
+      },
+    ],
+  },
+  {
+    id: "jvm-sdk",
+    title: "JVM SDK (Maven)",
+    requires: "sdks/jvm/pom.xml",
+    steps: [
+      {
+        label: "mvn test (sdks/jvm)",
+        cmd: "mvn",
+        args: ["-B", "-ntp", "-Dstyle.color=never", "test"],
+        cwd: "sdks/jvm",
+        parse: ({ output }) => parseSurefire(output),
+      },
+    ],
+  },
+];
+
+// ---- command line ------------------------------------------------------------------------------------
+
+function usage(exitCode) {
+  const ids = SUITES.map((s) => `  ${s.id.padEnd(16)} ${s.title}`).join("\n");
+  console.log(
+    `usage: node scripts/test-all.mjs [--only <id>]... [--skip <id>]... [--timeout <minutes>] [--list]\n` +
+      `An id also matches its dash-prefixed family (--only server = server-pglite + server-postgres);\n` +
+      `several ids may be comma-separated.\n\nsuites:\n${ids}`,
+  );
+  process.exit(exitCode);
+}
+
+function parseArgs(argv) {
+  const opts = { only: [], skip: [], timeoutMin: DEFAULT_SUITE_TIMEOUT_MIN };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => inline ?? argv[++i] ?? usage(2);
+    if (flag === "--only") opts.only.push(...value().split(","));
+    else if (flag === "--skip") opts.skip.push(...value().split(","));
+    else if (flag === "--timeout") opts.timeoutMin = Number(value());
+    else if (flag === "--list" || flag === "--help" || flag === "-h") usage(0);
+    else {
+      console.error(`unknown argument: ${argv[i]}`);
+      usage(2);
+    }
+  }
+  const matches = (name) => (s) => s.id === name || s.id.startsWith(`${name}-`);
+  for (const name of [...opts.only, ...opts.skip]) {
+    if (!SUITES.some(matches(name))) {
+      console.error(`unknown suite: ${name}`);
+      usage(2);
+    }
+  }
+  if (!(opts.timeoutMin > 0)) usage(2);
+  opts.selected = (s) =>
+    (opts.only.length === 0 || opts.only.some((n) => matches(n)(s))) && !opts.skip.some((n) => matches(n)(s));
+  return opts;
+}
+
+// ---- running -----------------------------------------------------------------------------------------
+
+const running = new Set(); // child processes (each leads its own process group)
+let interrupted = null;
+
+function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // group already gone
+  }
+}
+
+/**
+ * Run one command in its own process group, streaming its output through and keeping it for parsing.
+ * Resolves { exitCode, output, timedOut }; never rejects (a spawn error becomes exit code 127).
+ */
+function runCommand({ cmd, args, cwd, env }, deadline) {
+  return new Promise((resolve) => {
+    const childEnv = { ...process.env, ...(color ? { FORCE_COLOR: "1" } : {}) };
+    for (const [k, v] of Object.entries(env ?? {})) {
+      if (v === undefined) delete childEnv[k];
+      else childEnv[k] = v;
+    }
+    let output = "";
+    let timedOut = false;
+    let spawnError = null;
+    const child = spawn(cmd, args, {
+      cwd: path.resolve(ROOT, cwd ?? "."),
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // own process group, so a timeout or Ctrl-C can take down everything it started
+    });
+    running.add(child);
+    const unterminated = new Set(); // sinks whose last write did not end a line
+    const tee = (sink) => (chunk) => {
+      sink.write(chunk);
+      if (chunk[chunk.length - 1] === 0x0a) unterminated.delete(sink);
+      else unterminated.add(sink);
+      output += chunk.toString("utf8");
+      if (output.length > OUTPUT_CAP) output = output.slice(-OUTPUT_CAP);
+    };
+    child.stdout.on("data", tee(process.stdout));
+    child.stderr.on("data", tee(process.stderr));
+    child.on("error", (err) => {
+      spawnError = err;
+    });
+
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        console.error(red("\n✖ suite timeout reached, killing the process group"));
+        killGroup(child, "SIGTERM");
+        setTimeout(() => killGroup(child, "SIGKILL"), KILL_GRACE_MS).unref();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+
+    child.on("exit", () => {
+      killGroup(child, "SIGKILL"); // strays (servers, watchers) a test left behind
+      // A stray that escaped the group may still hold our pipes open; stop waiting for it.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, KILL_GRACE_MS).unref();
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      for (const sink of unterminated) sink.write("\n"); // keep our own lines at the start of a line
+      if (spawnError) {
+        output += `\n${spawnError.message}\n`;
+        console.error(red(`cannot run ${cmd}: ${spawnError.message}`));
+      }
+      resolve({ exitCode: spawnError ? 127 : (code ?? 128), signal, output, timedOut });
+    });
+  });
+}
+
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Run one suite. Returns { passed, failed, ms, notes[] } or { skipped: reason }. */
+async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
+  const header = `━━ [${index}/${total}] ${suite.title} `;
+  console.log(`\n${bold(header.padEnd(100, "━"))}`);
+  for (const req of [suite.requires ?? []].flat()) {
+    if (!fs.existsSync(path.join(ROOT, req))) return { skipped: `${req} does not exist yet` };
+  }
+  const started = Date.now();
+  const deadline = started + timeoutMin * 60_000;
+  const result = { passed: 0, failed: 0, ms: 0, notes: [] };
+  const fail = (note) => {
+    result.failed += 1;
+    result.notes.push(note);
+    console.log(red(`✖ ${note}`));
+  };
+  const log = (msg) => console.log(dim(msg));
+  const ctx = {
+    tmpDir,
+    log,
+    /** For setup hooks: run a command (streamed), throw unless it exits 0. */
+    exec: async (cmd, args, opts = {}) => {
+      log(`$ ${[cmd, ...args].join(" ")}`);
+      const r = await runCommand({ cmd, args, ...opts }, deadline);
+      if (r.exitCode !== 0 || r.timedOut)
+        throw new Error(`${cmd} exited with ${r.timedOut ? "timeout" : r.exitCode}`);
+    },
+  };
+
+  const steps = typeof suite.steps === "function" ? suite.steps(ctx) : suite.steps;
+  if (!Array.isArray(steps)) return { skipped: steps.skip };
+
+  let phase = "setup";
+  let teardown = null;
+  try {
+    let env = {};
+    if (suite.setup) {
+      const prepared = await suite.setup(ctx);
+      env = prepared?.env ?? {};
+      teardown = prepared?.teardown ?? null;
+    }
+    phase = "run";
+    for (const step of steps) {
+      if (interrupted) break;
+      const stepStarted = Date.now();
+      console.log(bold(`› ${step.label}`));
+      const run = await runCommand({ ...step, env: { ...env, ...step.env } }, deadline);
+      const parsed = interrupted ? null : step.parse(run);
+      let { passed, failed } = parsed ?? { passed: 0, failed: 0 };
+      const why = [];
+      if (run.timedOut) why.push("timed out");
+      else if (!parsed && !interrupted) why.push(`exit code ${run.exitCode}, no results found in its output`);
+      else if (run.exitCode !== 0 && failed === 0 && !interrupted) {
+        why.push(`exit code ${run.exitCode} without a reported failure`);
+      }
+      if (why.length > 0) failed += 1;
+      if (interrupted) why.push("interrupted"); // counted once, in the totals
+      result.passed += passed;
+      result.failed += failed;
+      const tally = `${passed} passed, ${failed} failed`;
+      const ok = failed === 0 && !interrupted;
+      const line = `${ok ? "✔" : "✖"} ${step.label}: ${tally}${why.length ? ` (${why.join("; ")})` : ""} ${dim(seconds(Date.now() - stepStarted))}`;
+      console.log(ok ? green(line) : red(line));
+      if (why.length) result.notes.push(`${step.label}: ${why.join("; ")}`);
+      if (run.timedOut) break;
+    }
+  } catch (err) {
+    fail(`${phase} error: ${err.message}`);
+  } finally {
+    if (teardown) {
+      try {
+        await teardown();
+      } catch (err) {
+        fail(`teardown error: ${err.message}`);
+      }
+    }
+  }
+  result.ms = Date.now() - started;
+  return result;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const suites = SUITES.filter(opts.selected);
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-test-"));
+
+  const onSignal = (signal) => {
+    if (interrupted) {
+      // Second Ctrl-C: stop waiting. The cluster's exit hook and watchdog still shut postgres down.
+      for (const child of running) killGroup(child, "SIGKILL");
+      fs.rmSync(tmpDir, { recursive: true, force: true });
+      process.exit(130);
+    }
+    interrupted = signal;
+    console.error(red(`\n${signal}: stopping (again to force)`));
+    for (const child of running) {
+      killGroup(child, "SIGTERM");
+      setTimeout(() => killGroup(child, "SIGKILL"), KILL_GRACE_MS).unref();
+    }
+  };
+  for (const s of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(s, onSignal);
+
+  const rows = [];
+  const started = Date.now();
+  try {
+    for (const [i, suite] of suites.entries()) {
+      if (interrupted) break;
+      const r = await runSuite(suite, {
+        index: i + 1,
+        total: suites.length,
+        tmpDir,
+        timeoutMin: opts.timeoutMin,
+      });
+      if (r.skipped) console.log(dim(`– skipped: ${r.skipped}`));
+      rows.push({ suite, ...r });
+    }
+  } finally {
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+  }
+
+  const passed = rows.reduce((n, r) => n + (r.passed ?? 0), 0);
+  const failed = rows.reduce((n, r) => n + (r.failed ?? 0), 0) + (interrupted ? 1 : 0);
+  const width = Math.max(...SUITES.map((s) => s.title.length)) + 2;
+  console.log(`\n${bold("━━ summary ".padEnd(100, "━"))}`);
+  for (const r of rows) {
+    const name = r.suite.title.padEnd(width);
+    if (r.skipped) {
+      console.log(dim(`${name}skipped: ${r.skipped}`));
+      continue;
+    }
+    const line = `${name}${String(r.passed).padStart(6)} passed ${String(r.failed).padStart(5)} failed ${seconds(r.ms).padStart(9)}`;
+    console.log(r.failed ? red(line) : line);
+    for (const note of r.notes) console.log(red(`${"".padEnd(width)}  ↳ ${note}`));
+  }
+  if (interrupted) console.log(red(`${"interrupted".padEnd(width)}(${interrupted}; counted as 1 failed)`));
+  console.log(
+    bold(
+      `${"total".padEnd(width)}${String(passed).padStart(6)} passed ${String(failed).padStart(5)} failed ${seconds(Date.now() - started).padStart(9)}`,
+    ),
+  );
+  // The last line of output, exactly: "<N> passed, <M> failed".
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exit(interrupted ? 130 : failed > 0 ? 1 : 0);
+}
+
+await main();

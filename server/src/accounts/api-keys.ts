@@ -1,0 +1,111 @@
+// Service API keys: `gk_live_` + 40 random base62 characters (~238 bits). Shown once at creation;
+// only the SHA-256 is stored, with a 16-character display prefix. Revocation is immediate.
+import type { Queryable } from "../db/database.js";
+import { newId, randomBase62 } from "../lib/ids.js";
+import { sha256Hex } from "../lib/secrets.js";
+
+export const API_KEY_PREFIX = "gk_live_";
+const DISPLAY_PREFIX_LENGTH = 16;
+/** last_used_at is refreshed at most this often per key, so the hot path rarely writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ApiKeySummary {
+  apiKeyId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  createdBy: string | null;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface CreatedApiKey {
+  apiKeyId: string;
+  name: string;
+  prefix: string;
+  key: string;
+  createdAt: number;
+}
+
+export async function createApiKey(
+  db: Queryable,
+  input: { organizationId: string; name: string; createdBy: string | null },
+  now: number,
+): Promise<CreatedApiKey> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 100) throw new RangeError("name: 1-100 characters");
+  const key = API_KEY_PREFIX + randomBase62(40);
+  const apiKeyId = newId("key");
+  const prefix = key.slice(0, DISPLAY_PREFIX_LENGTH);
+  await db.query(
+    `INSERT INTO api_keys (organization_id, api_key_id, name, prefix, key_hash, created_at, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [input.organizationId, apiKeyId, name, prefix, sha256Hex(key), now, input.createdBy],
+  );
+  return { apiKeyId, name, prefix, key, createdAt: now };
+}
+
+type KeyRow = {
+  api_key_id: string;
+  name: string;
+  prefix: string;
+  created_at: number;
+  created_by: string | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+};
+
+export async function listApiKeys(db: Queryable, organizationId: string): Promise<ApiKeySummary[]> {
+  const rows = await db.query<KeyRow>(
+    `SELECT api_key_id, name, prefix, created_at, created_by, last_used_at, revoked_at
+       FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, api_key_id DESC`,
+    [organizationId],
+  );
+  return rows.map((r) => ({
+    apiKeyId: r.api_key_id,
+    name: r.name,
+    prefix: r.prefix,
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+  }));
+}
+
+/** `revoked`: true when this call revoked it, false when it already was; undefined: no such key here. */
+export async function revokeApiKey(
+  db: Queryable,
+  input: { organizationId: string; apiKeyId: string },
+  now: number,
+): Promise<{ revoked: boolean } | undefined> {
+  const rows = await db.query<{ revoked_now: boolean }>(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3)
+      WHERE organization_id = $1 AND api_key_id = $2
+      RETURNING revoked_at = $3 AS revoked_now`,
+    [input.organizationId, input.apiKeyId, now],
+  );
+  return rows[0] && { revoked: rows[0].revoked_now };
+}
+
+/** The active key matching `key`, refreshing its last-used time; undefined when unknown or revoked. */
+export async function resolveApiKey(
+  db: Queryable,
+  key: string,
+  now: number,
+): Promise<{ organizationId: string; apiKeyId: string } | undefined> {
+  if (key.length > 100) return undefined;
+  const rows = await db.query<{ organization_id: string; api_key_id: string; last_used_at: number | null }>(
+    "SELECT organization_id, api_key_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+    [sha256Hex(key)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
+    await db.query("UPDATE api_keys SET last_used_at = $3 WHERE organization_id = $1 AND api_key_id = $2", [
+      row.organization_id,
+      row.api_key_id,
+      now,
+    ]);
+  }
+  return { organizationId: row.organization_id, apiKeyId: row.api_key_id };
+}

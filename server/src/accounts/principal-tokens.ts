@@ -1,0 +1,64 @@
+// Principal access tokens: short-lived HS256 JWTs minted by `broker-token` for one principal of one
+// organisation. Stateless to verify, so any instance accepts them; there is no refresh token.
+import { errors, jwtVerify, SignJWT } from "jose";
+import type { Config } from "../config.js";
+
+const ISSUER = "guard";
+const AUDIENCE = "guard:principal";
+
+const keyCache = new Map<string, Uint8Array>();
+function signingKey(config: Config): Uint8Array {
+  let key = keyCache.get(config.tokenSecret);
+  if (!key) {
+    key = new TextEncoder().encode(config.tokenSecret);
+    keyCache.set(config.tokenSecret, key);
+  }
+  return key;
+}
+
+export interface PrincipalClaims {
+  organizationId: string;
+  principalId: string;
+  externalId: string;
+}
+
+export async function mintPrincipalToken(
+  config: Config,
+  claims: PrincipalClaims,
+  now: number,
+): Promise<{ accessToken: string; expiresAt: number }> {
+  const issuedAt = Math.floor(now / 1000);
+  const expiresAtSeconds = issuedAt + config.tokenTtlMinutes * 60;
+  const accessToken = await new SignJWT({ org: claims.organizationId, ext: claims.externalId })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(claims.principalId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAtSeconds)
+    .sign(signingKey(config));
+  return { accessToken, expiresAt: expiresAtSeconds * 1000 };
+}
+
+/** The claims of a valid, unexpired token; undefined for anything else (never throws). */
+export async function verifyPrincipalToken(
+  config: Config,
+  token: string,
+  now: number,
+): Promise<PrincipalClaims | undefined> {
+  if (token.length > 4096) return undefined;
+  try {
+    const { payload } = await jwtVerify(token, signingKey(config), {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ["HS256"],
+      currentDate: new Date(now),
+      requiredClaims: ["sub", "exp", "org", "ext"],
+    });
+    if (typeof payload.org !== "string" || typeof payload.ext !== "string" || !payload.sub) return undefined;
+    return { organizationId: payload.org, principalId: payload.sub, externalId: payload.ext };
+  } catch (error) {
+    if (error instanceof errors.JOSEError) return undefined;
+    throw error;
+  }
+}

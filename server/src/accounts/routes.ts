@@ -1,0 +1,157 @@
+// HTTP routes of the accounts domain: staff sign-in/out, service API keys, principal token broker.
+import type { FastifyRequest } from "fastify";
+import type { RouteModule } from "../http/app.js";
+import type {
+  Credential,
+  PrincipalCredential,
+  ServiceCredential,
+  StaffCredential,
+} from "../http/credentials.js";
+import { ApiFailure, notFound, unauthorized } from "../http/errors.js";
+import { enforceRateLimit } from "../http/rate-limit.js";
+import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
+import { findOrganizationBySlug } from "./organizations.js";
+import { mintPrincipalToken } from "./principal-tokens.js";
+import { ensurePrincipal } from "./principals.js";
+import { checkStaffCredentials, normaliseEmail } from "./staff.js";
+import { endStaffSession, SESSION_COOKIE, startStaffSession } from "./staff-sessions.js";
+
+// Sign-in budget: per account (slows password guessing) and per client address (slows spraying).
+const SIGNIN_PER_ACCOUNT = { limit: 10, windowMs: 15 * 60_000 };
+const SIGNIN_PER_ADDRESS = { limit: 100, windowMs: 15 * 60_000 };
+
+function credentialOf<K extends Credential["kind"]>(
+  request: FastifyRequest,
+  kind: K,
+): Extract<Credential, { kind: K }> {
+  const credential = request.credential;
+  if (credential?.kind !== kind) throw unauthorized();
+  return credential as Extract<Credential, { kind: K }>;
+}
+export const staffOf = (request: FastifyRequest): StaffCredential => credentialOf(request, "staff");
+export const serviceOf = (request: FastifyRequest): ServiceCredential => credentialOf(request, "service");
+export const principalOf = (request: FastifyRequest): PrincipalCredential =>
+  credentialOf(request, "principal");
+
+const sessionBody = (s: Omit<StaffCredential, "kind">) => ({
+  staffId: s.staffId,
+  organizationId: s.organizationId,
+  organizationSlug: s.organizationSlug,
+  email: s.email,
+  role: s.role,
+  csrfToken: s.csrfToken,
+  expiresAt: s.expiresAt,
+});
+
+export const accountRoutes: RouteModule = ({ config, db, clock }) => [
+  {
+    operationId: "getOrgBySlug",
+    handler: async (request) => {
+      const { slug } = request.params as { slug: string };
+      const org = await findOrganizationBySlug(db, slug);
+      if (!org) throw notFound("No organisation has this slug");
+      return { orgId: org.organizationId, name: org.name, slug: org.slug };
+    },
+  },
+  {
+    operationId: "createStaffSession",
+    handler: async (request, reply) => {
+      const body = request.body as { organizationSlug: string; email: string; password: string };
+      const now = clock.now();
+      const account = `${body.organizationSlug}:${normaliseEmail(body.email)}`;
+      await enforceRateLimit(
+        db,
+        { key: `signin:account:${account}`, organizationId: "", ...SIGNIN_PER_ACCOUNT },
+        now,
+      );
+      await enforceRateLimit(
+        db,
+        { key: `signin:address:${request.ip}`, organizationId: "", ...SIGNIN_PER_ADDRESS },
+        now,
+      );
+      const staff = await checkStaffCredentials(db, body);
+      if (!staff) throw unauthorized("Unknown organisation, email or password");
+      const ttlMs = config.sessionTtlHours * 3_600_000;
+      const { cookieValue, session } = await startStaffSession(db, staff, { now, ttlMs });
+      reply.setCookie(SESSION_COOKIE, cookieValue, {
+        path: "/",
+        httpOnly: true,
+        sameSite: "lax",
+        secure: config.cookieSecure,
+        maxAge: Math.floor(ttlMs / 1000),
+      });
+      return sessionBody(session);
+    },
+  },
+  {
+    operationId: "getStaffSession",
+    handler: async (request) => sessionBody(staffOf(request)),
+  },
+  {
+    operationId: "deleteStaffSession",
+    handler: async (request, reply) => {
+      const staff = staffOf(request);
+      await endStaffSession(db, {
+        organizationId: staff.organizationId,
+        sessionId: staff.sessionId,
+        now: clock.now(),
+      });
+      reply.clearCookie(SESSION_COOKIE, {
+        path: "/",
+        httpOnly: true,
+        sameSite: "lax",
+        secure: config.cookieSecure,
+      });
+      return { signedOut: true };
+    },
+  },
+  {
+    operationId: "listApiKeys",
+    handler: async (request) => ({ apiKeys: await listApiKeys(db, staffOf(request).organizationId) }),
+  },
+  {
+    operationId: "createApiKey",
+    roles: ["admin", "dpo"],
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { name } = request.body as { name: string };
+      if (name.trim() === "")
+        throw new ApiFailure("VALIDATION_ERROR", "name must not be blank", { field: "name" });
+      return createApiKey(
+        db,
+        { organizationId: staff.organizationId, name, createdBy: staff.staffId },
+        clock.now(),
+      );
+    },
+  },
+  {
+    operationId: "revokeApiKey",
+    roles: ["admin", "dpo"],
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { apiKeyId } = request.params as { apiKeyId: string };
+      const result = await revokeApiKey(db, { organizationId: staff.organizationId, apiKeyId }, clock.now());
+      if (!result) throw notFound("No such API key in this organisation");
+      return result;
+    },
+  },
+  {
+    operationId: "brokerToken",
+    handler: async (request) => {
+      const service = serviceOf(request);
+      const { externalId } = request.body as { externalId: string };
+      const now = clock.now();
+      const { principalId } = await ensurePrincipal(
+        db,
+        { organizationId: service.organizationId, externalId },
+        now,
+      );
+      const token = await mintPrincipalToken(
+        config,
+        { organizationId: service.organizationId, principalId, externalId },
+        now,
+      );
+      return { ...token, tokenType: "Bearer" };
+    },
+  },
+];

@@ -1,0 +1,116 @@
+// Banner presentation settings and the domains/apps an organisation registered. Scoping: a web
+// domain or native app must be registered to the organisation (strict, exact, case-insensitive
+// hostname match); its own settings override the organisation default when it has any.
+import type { Queryable } from "../db/database.js";
+
+export interface BannerConfig {
+  bannerSettings: Record<string, unknown>;
+  configVersion: number;
+}
+
+export type BannerScope =
+  { kind: "default" } | { kind: "domain"; domain: string } | { kind: "app"; appId: string };
+
+const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+
+/** Lower-cases and checks a hostname; undefined when it is not one. */
+export function normaliseDomain(domain: string): string | undefined {
+  const host = domain.trim().toLowerCase().replace(/\.$/, "");
+  return HOSTNAME.test(host) ? host : undefined;
+}
+
+export async function registerDomain(
+  db: Queryable,
+  organizationId: string,
+  domain: string,
+  now: number,
+): Promise<string> {
+  const host = normaliseDomain(domain);
+  if (!host) throw new RangeError(`domain: ${JSON.stringify(domain)} is not a hostname`);
+  await db.query(
+    `INSERT INTO registered_domains (organization_id, domain, created_at) VALUES ($1, $2, $3)
+     ON CONFLICT (organization_id, domain) DO NOTHING`,
+    [organizationId, host, now],
+  );
+  return host;
+}
+
+export async function registerApp(
+  db: Queryable,
+  organizationId: string,
+  appId: string,
+  now: number,
+): Promise<string> {
+  const id = appId.trim();
+  if (!/^[A-Za-z0-9._-]{1,255}$/.test(id))
+    throw new RangeError(`appId: ${JSON.stringify(appId)} is not a bundle id or package name`);
+  await db.query(
+    `INSERT INTO registered_apps (organization_id, app_id, created_at) VALUES ($1, $2, $3)
+     ON CONFLICT (organization_id, app_id) DO NOTHING`,
+    [organizationId, id, now],
+  );
+  return id;
+}
+
+/** The banner configuration for a scope, or undefined when the domain/app is not registered. */
+export async function resolveBannerConfig(
+  db: Queryable,
+  organizationId: string,
+  scope: BannerScope,
+): Promise<BannerConfig | undefined> {
+  let scopeKind: "domain" | "app" | undefined;
+  let scopeValue = "";
+  if (scope.kind === "domain") {
+    const host = normaliseDomain(scope.domain);
+    if (!host) return undefined;
+    const registered = await db.query(
+      "SELECT 1 FROM registered_domains WHERE organization_id = $1 AND domain = $2",
+      [organizationId, host],
+    );
+    if (registered.length === 0) return undefined;
+    scopeKind = "domain";
+    scopeValue = host;
+  } else if (scope.kind === "app") {
+    const registered = await db.query(
+      "SELECT 1 FROM registered_apps WHERE organization_id = $1 AND app_id = $2",
+      [organizationId, scope.appId],
+    );
+    if (registered.length === 0) return undefined;
+    scopeKind = "app";
+    scopeValue = scope.appId;
+  }
+  // The scope's own row if it has one, else the organisation default.
+  const rows = await db.query<{ settings: Record<string, unknown>; config_version: number }>(
+    `SELECT settings, config_version FROM banner_configs
+      WHERE organization_id = $1 AND ((scope = $2 AND scope_value = $3) OR scope = 'default')
+      ORDER BY (scope = 'default') LIMIT 1`,
+    [organizationId, scopeKind ?? "default", scopeValue],
+  );
+  const row = rows[0];
+  return row && { bannerSettings: row.settings, configVersion: row.config_version };
+}
+
+/** Replaces the settings of a scope, bumping its configVersion (never a re-consent trigger). */
+export async function saveBannerSettings(
+  db: Queryable,
+  organizationId: string,
+  scope: BannerScope,
+  settings: Record<string, unknown>,
+  now: number,
+): Promise<BannerConfig> {
+  const [kind, value] =
+    scope.kind === "domain"
+      ? ["domain", normaliseDomain(scope.domain) ?? scope.domain]
+      : scope.kind === "app"
+        ? ["app", scope.appId]
+        : ["default", ""];
+  const rows = await db.query<{ config_version: number }>(
+    `INSERT INTO banner_configs (organization_id, scope, scope_value, settings, config_version, updated_at)
+     VALUES ($1, $2, $3, $4::jsonb, 1, $5)
+     ON CONFLICT (organization_id, scope, scope_value)
+     DO UPDATE SET settings = EXCLUDED.settings, config_version = banner_configs.config_version + 1, updated_at = EXCLUDED.updated_at
+     RETURNING config_version`,
+    [organizationId, kind, value, JSON.stringify(settings), now],
+  );
+  return { bannerSettings: settings, configVersion: rows[0]!.config_version };
+}

@@ -1,0 +1,188 @@
+// Configuration is parsed and validated once, here; nothing else in the server reads process.env.
+// Every setting has one environment variable (and, for the CLI, sometimes a flag that overrides it).
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+export interface Config {
+  /** PostgreSQL server URL; absent means the embedded database (PGlite) in `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Embedded database and generated secrets live here (`GUARD_DATA_DIR`, default `./.guard-data`). */
+  dataDir: string;
+  host: string;
+  port: number;
+  production: boolean;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** HMAC key for principal access tokens (HS256). */
+  tokenSecret: string;
+  /** Principal access-token lifetime; the contract allows at most 60 minutes. */
+  tokenTtlMinutes: number;
+  sessionTtlHours: number;
+  /** Adds `Secure` to the session cookie; turn on whenever the dashboard is served over HTTPS. */
+  cookieSecure: boolean;
+  bodyLimitBytes: number;
+  /** `X-Guard-SDK` floors: package name → lowest accepted version. */
+  minSdkVersions: Record<string, string>;
+  /** Audit-hash HMAC keys by version; new hashes use the highest version. */
+  auditKeys: Record<number, string>;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw.toLowerCase())) return true;
+  if (["0", "false", "no", "off"].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false (got ${JSON.stringify(raw)})`);
+}
+
+function parseSdkFloors(raw: string | undefined): Record<string, string> {
+  const floors: Record<string, string> = {};
+  if (!raw) return floors;
+  for (const entry of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const at = entry.lastIndexOf("=");
+    const name = entry.slice(0, at);
+    const version = entry.slice(at + 1);
+    if (at <= 0 || !/^\d+\.\d+\.\d+$/.test(version)) {
+      throw new ConfigError(
+        `GUARD_MIN_SDK_VERSIONS entries look like @guard/server=2.0.0 (got ${JSON.stringify(entry)})`,
+      );
+    }
+    floors[name] = version;
+  }
+  return floors;
+}
+
+function parseAuditKeys(raw: string): Record<number, string> {
+  const keys: Record<number, string> = {};
+  for (const entry of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const colon = entry.indexOf(":");
+    const version = Number(entry.slice(0, colon));
+    const secret = entry.slice(colon + 1);
+    if (colon <= 0 || !Number.isInteger(version) || version < 1 || secret.length < 32) {
+      throw new ConfigError(
+        "GUARD_AUDIT_HASH_KEYS looks like 1:<secret of 32+ chars>,2:<secret> (version:secret, comma-separated)",
+      );
+    }
+    keys[version] = secret;
+  }
+  if (Object.keys(keys).length === 0) throw new ConfigError("GUARD_AUDIT_HASH_KEYS holds no key");
+  return keys;
+}
+
+interface GeneratedSecrets {
+  tokenSecret: string;
+  auditKeys: Record<number, string>;
+}
+
+/**
+ * Embedded mode needs no set-up: secrets missing from the environment are generated once into
+ * `<dataDir>/secrets.json` (mode 0600) and reused on every start, so tokens and audit hashes stay
+ * valid across restarts.
+ */
+function loadOrCreateSecrets(dataDir: string): GeneratedSecrets {
+  const file = path.join(dataDir, "secrets.json");
+  if (fs.existsSync(file)) {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as GeneratedSecrets;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secrets: GeneratedSecrets = {
+    tokenSecret: randomBytes(32).toString("base64url"),
+    auditKeys: { 1: randomBytes(32).toString("base64url") },
+  };
+  fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: "wx" });
+  return secrets;
+}
+
+export interface ConfigOverrides {
+  dataDir?: string;
+  port?: number;
+  databaseUrl?: string;
+}
+
+/** Reads the environment once. Throws `ConfigError` naming the variable when a value is wrong. */
+export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+  const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || undefined);
+  const dataDir = path.resolve(overrides.dataDir ?? (env.GUARD_DATA_DIR || ".guard-data"));
+  const production = env.NODE_ENV === "production";
+  const logLevel = (env.GUARD_LOG_LEVEL || "info") as Config["logLevel"];
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`GUARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+
+  let tokenSecret = env.GUARD_TOKEN_SECRET;
+  let auditKeys = env.GUARD_AUDIT_HASH_KEYS ? parseAuditKeys(env.GUARD_AUDIT_HASH_KEYS) : undefined;
+  if (tokenSecret !== undefined && tokenSecret.length < 32) {
+    throw new ConfigError("GUARD_TOKEN_SECRET must be at least 32 characters");
+  }
+  if (!tokenSecret || !auditKeys) {
+    if (databaseUrl) {
+      // Several instances share one PostgreSQL server, so they must share these secrets too;
+      // a per-instance generated secret would make tokens valid on one instance only.
+      throw new ConfigError(
+        "With DATABASE_URL, set GUARD_TOKEN_SECRET (32+ characters) and GUARD_AUDIT_HASH_KEYS (1:<secret>) so every instance shares them",
+      );
+    }
+    const generated = loadOrCreateSecrets(dataDir);
+    tokenSecret ||= generated.tokenSecret;
+    auditKeys ??= generated.auditKeys;
+  }
+
+  return {
+    databaseUrl,
+    dataDir,
+    host: env.GUARD_HOST || "127.0.0.1",
+    port: overrides.port ?? integer(env, "PORT", 8080, 0, 65535),
+    production,
+    logLevel,
+    tokenSecret,
+    tokenTtlMinutes: integer(env, "GUARD_TOKEN_TTL_MINUTES", 15, 1, 60),
+    sessionTtlHours: integer(env, "GUARD_SESSION_TTL_HOURS", 12, 1, 24 * 30),
+    cookieSecure: boolean(env, "GUARD_COOKIE_SECURE", production),
+    bodyLimitBytes: integer(env, "GUARD_BODY_LIMIT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    minSdkVersions: parseSdkFloors(env.GUARD_MIN_SDK_VERSIONS),
+    auditKeys,
+  };
+}
+
+/** A complete configuration for tests and tools that build an app in-process. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    databaseUrl: undefined,
+    dataDir: path.resolve(".guard-data-test"),
+    host: "127.0.0.1",
+    port: 0,
+    production: false,
+    logLevel: "silent",
+    tokenSecret: "test-token-secret-test-token-secret-0123456789",
+    tokenTtlMinutes: 15,
+    sessionTtlHours: 12,
+    cookieSecure: false,
+    bodyLimitBytes: 1024 * 1024,
+    minSdkVersions: {},
+    auditKeys: { 1: "test-audit-secret-test-audit-secret-0123456789" },
+    ...overrides,
+  };
+}

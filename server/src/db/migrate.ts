@@ -1,0 +1,78 @@
+// Migrations: numbered SQL files in ./migrations, applied in order, each recorded in
+// schema_migrations. The same files run on PGlite and on a PostgreSQL server. All pending files are
+// applied in one transaction under an advisory lock, so instances starting together apply them once.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Database } from "./database.js";
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+// An arbitrary constant naming "Guard's migration lock" for pg_advisory_xact_lock.
+const MIGRATION_LOCK_ID = 7_155_052_001;
+
+export interface Migration {
+  id: string;
+  sql: string;
+}
+
+let migrations: Migration[] | undefined;
+
+export function listMigrations(): Migration[] {
+  migrations ??= fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
+    .sort()
+    .map((name) => ({
+      id: name.replace(/\.sql$/, ""),
+      sql: fs.readFileSync(path.join(MIGRATIONS_DIR, name), "utf8"),
+    }));
+  return migrations;
+}
+
+/** Applies pending migrations; returns the ids it applied (empty when up to date). */
+export async function migrate(db: Database, now: number = Date.now()): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
+    // schema_migrations is the one table without organization_id: it describes the schema itself.
+    await tx.query(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (migration_id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+    );
+    const applied = new Set(
+      (await tx.query<{ migration_id: string }>("SELECT migration_id FROM schema_migrations")).map(
+        (r) => r.migration_id,
+      ),
+    );
+    const pending = listMigrations().filter((m) => !applied.has(m.id));
+    for (const migration of pending) {
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      await tx.query("INSERT INTO schema_migrations (migration_id, applied_at) VALUES ($1, $2)", [
+        migration.id,
+        now,
+      ]);
+    }
+    return pending.map((m) => m.id);
+  });
+}
+
+/** True when every known migration has been applied (readiness). */
+export async function isMigrated(db: Database): Promise<boolean> {
+  const rows = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM schema_migrations WHERE migration_id = ANY($1::text[])",
+    [listMigrations().map((m) => m.id)],
+  );
+  return rows[0]?.n === listMigrations().length;
+}
+
+/**
+ * Splits a migration file into statements on `;` at line ends. Migrations are plain DDL written for
+ * this (no functions with bodies), and extended-protocol queries take one statement each.
+ */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("--"))
+    .join("\n")
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

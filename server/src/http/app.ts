@@ -1,0 +1,184 @@
+// Builds the Fastify application: contract-driven validation and serialisation, the single error
+// path, request ids, credential checks, and every domain's routes. Tests call buildApp() and use
+// inject(); `guard serve` calls it and listens.
+import { randomBytes } from "node:crypto";
+import cookie from "@fastify/cookie";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Config } from "../config.js";
+import type { Database } from "../db/database.js";
+import { systemClock, type Clock } from "../lib/clock.js";
+import { authenticate } from "./auth.js";
+import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
+import type { Credential, StaffRole } from "./credentials.js";
+import { ApiFailure, forbidden, type ErrorBody } from "./errors.js";
+import { registerApiReference } from "./docs.js";
+import { errorToApiFailure } from "./error-mapping.js";
+import { registerJsonBodyParser } from "./json-body.js";
+import { createResponseChecker, createValidatorCompiler } from "./validation.js";
+import { sdkFloorHook } from "./sdk-floor.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    credential?: Credential;
+  }
+}
+
+/** What every route module receives. */
+export interface AppContext {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  /** Readiness: false while shutting down. */
+  state: { ready: boolean };
+}
+
+export interface RouteSpec {
+  operationId: string;
+  /** Staff roles allowed (staff-session routes); all roles when absent. */
+  roles?: readonly StaffRole[];
+  /** Returns the response body; the status is the operation's first declared 2xx unless set on reply. */
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+export type RouteModule = (ctx: AppContext) => RouteSpec[];
+
+export interface BuildAppOptions {
+  config: Config;
+  db: Database;
+  clock?: Clock;
+  routes: RouteModule[];
+  /** Check every response body against its contract schema and fail loudly (tests). */
+  checkResponses?: boolean;
+  /** A pino destination for logs (tests capture them); default stdout. */
+  logStream?: { write(line: string): void };
+}
+
+// A request id from the caller is kept when it is a sane token, so one id follows a request
+// through proxies; otherwise we mint one.
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers["x-request-id"];
+  if (typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming)) return incoming;
+  return `req_${randomBytes(12).toString("base64url")}`;
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, db } = options;
+  const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, state: { ready: true } };
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
+      // Credentials never reach the logs: headers are not logged at all, and these paths are
+      // redacted in case a serializer or a handler logs them.
+      redact: {
+        paths: [
+          "req.headers.authorization",
+          "req.headers.cookie",
+          'req.headers["x-csrf-token"]',
+          'res.headers["set-cookie"]',
+          "*.password",
+          "*.key",
+          "*.accessToken",
+        ],
+        censor: "[redacted]",
+      },
+      serializers: {
+        // Path only: query strings can hold personal data (`consent-status?email=`).
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          path: request.url.split("?")[0],
+          requestId: request.id,
+        }),
+      },
+    },
+    genReqId: requestIdFor,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  });
+
+  await app.register(cookie);
+  registerJsonBodyParser(app);
+
+  const components = contractComponentsSchema();
+  app.addSchema(components);
+  app.setValidatorCompiler(createValidatorCompiler(components));
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    reply.header("x-content-type-options", "nosniff");
+  });
+  app.addHook("onRequest", sdkFloorHook(config.minSdkVersions));
+
+  app.setNotFoundHandler(async (request) => {
+    throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const failure = errorToApiFailure(error);
+    if (failure.status >= 500) request.log.error({ err: error }, "request failed");
+    const body: ErrorBody = { code: failure.code, error: failure.message, requestId: request.id };
+    if (failure.field !== undefined) body.field = failure.field;
+    for (const [name, value] of Object.entries(failure.options.headers ?? {})) reply.header(name, value);
+    return reply.code(failure.status).type("application/json; charset=utf-8").send(body);
+  });
+
+  const responseChecker = options.checkResponses ? createResponseChecker(components) : undefined;
+  const implemented = new Set<string>();
+  for (const module of options.routes) {
+    for (const spec of module(ctx)) {
+      registerOperation(app, ctx, spec, responseChecker);
+      implemented.add(spec.operationId);
+    }
+  }
+  const servedDocument = servedOpenApiDocument(implemented);
+  app.decorate("implementedOperations", implemented);
+  app.decorate("servedDocument", servedDocument);
+  await registerApiReference(app, servedDocument);
+  return app;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    implementedOperations: Set<string>;
+    servedDocument: Record<string, unknown>;
+  }
+}
+
+function registerOperation(
+  app: FastifyInstance,
+  ctx: AppContext,
+  spec: RouteSpec,
+  responseChecker: ReturnType<typeof createResponseChecker> | undefined,
+): void {
+  const op = contractOperation(spec.operationId);
+  const successStatus = Number(Object.keys(op.schema.response).find((s) => s.startsWith("2")) ?? 200);
+  app.route({
+    method: op.method,
+    url: op.routePath,
+    // Credentials are checked in preValidation, so a caller without one gets 401 before any 400;
+    // Fastify then validates params, query, headers and body with the contract's schemas.
+    schema: op.schema,
+    config: { operationId: op.operationId },
+    preValidation: async (request) => {
+      if (op.security.length > 0) {
+        const credential = await authenticate(request, op.security, ctx);
+        if (credential.kind === "staff" && spec.roles && !spec.roles.includes(credential.role)) {
+          throw forbidden(`The ${credential.role} role cannot do this; it needs ${spec.roles.join(" or ")}`);
+        }
+        request.credential = credential;
+      }
+    },
+    handler: async (request, reply) => {
+      const result = await spec.handler(request, reply);
+      if (reply.sent) return reply;
+      if (reply.statusCode === 200 && successStatus !== 200) reply.code(successStatus);
+      if (responseChecker)
+        responseChecker(op.operationId, String(reply.statusCode), op.schema.response, result);
+      return result;
+    },
+  });
+}

@@ -1,0 +1,92 @@
+// Resolves the credential an operation's `security` asks for. Service keys and principal tokens
+// both travel as `Authorization: Bearer`; the value itself tells them apart (`gk_live_`/`gk_test_`
+// prefix vs a signed token), and one is never accepted where the other is required.
+import type { FastifyRequest } from "fastify";
+import { resolveApiKey } from "../accounts/api-keys.js";
+import { verifyPrincipalToken } from "../accounts/principal-tokens.js";
+import { resolveStaffSession, SESSION_COOKIE } from "../accounts/staff-sessions.js";
+import type { Config } from "../config.js";
+import type { Database } from "../db/database.js";
+import type { Clock } from "../lib/clock.js";
+import { constantTimeEqual } from "../lib/secrets.js";
+import type { SecurityKind } from "./contract.js";
+import type { Credential } from "./credentials.js";
+import { forbidden, unauthorized } from "./errors.js";
+
+export interface AuthDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (!match) throw unauthorized("The Authorization header must be `Bearer <credential>`");
+  return match[1];
+}
+
+const isServiceKey = (token: string) => token.startsWith("gk_live_") || token.startsWith("gk_test_");
+
+async function resolve(
+  kind: SecurityKind,
+  request: FastifyRequest,
+  deps: AuthDeps,
+): Promise<Credential | undefined> {
+  switch (kind) {
+    case "serviceKey": {
+      const token = bearerToken(request);
+      if (!token) return undefined;
+      if (!isServiceKey(token))
+        throw unauthorized("This route needs a service API key, not a principal token");
+      const key = await resolveApiKey(deps.db, token, deps.clock.now());
+      if (!key) throw unauthorized("Unknown or revoked service API key");
+      return { kind: "service", organizationId: key.organizationId, apiKeyId: key.apiKeyId };
+    }
+    case "principalToken": {
+      const token = bearerToken(request);
+      if (!token) return undefined;
+      if (isServiceKey(token))
+        throw unauthorized("This route needs a principal access token, not a service API key");
+      const principal = await verifyPrincipalToken(deps.config, token, deps.clock.now());
+      if (!principal) throw unauthorized("Invalid or expired access token");
+      return { kind: "principal", ...principal };
+    }
+    case "staffSession": {
+      const cookie = request.cookies[SESSION_COOKIE];
+      if (!cookie) return undefined;
+      const session = await resolveStaffSession(deps.db, cookie, deps.clock.now());
+      if (!session) throw unauthorized("The session has ended or expired; sign in again");
+      if (!SAFE_METHODS.has(request.method)) {
+        // Cookies ride along on cross-site requests; a header a foreign page cannot read or set does not.
+        const sent = request.headers["x-csrf-token"];
+        if (typeof sent !== "string" || !constantTimeEqual(sent, session.csrfToken)) {
+          throw forbidden("X-CSRF-Token is missing or does not match the session");
+        }
+      }
+      return { kind: "staff", ...session };
+    }
+  }
+}
+
+const DESCRIBE: Record<SecurityKind, string> = {
+  serviceKey: "a service API key (Authorization: Bearer gk_live_…)",
+  principalToken: "a principal access token (Authorization: Bearer <token>)",
+  staffSession: "a staff sign-in session",
+};
+
+/** The credential for an operation, trying its security alternatives in order. */
+export async function authenticate(
+  request: FastifyRequest,
+  security: readonly SecurityKind[],
+  deps: AuthDeps,
+): Promise<Credential> {
+  for (const kind of security) {
+    const credential = await resolve(kind, request, deps);
+    if (credential) return credential;
+  }
+  throw unauthorized(`This route needs ${security.map((k) => DESCRIBE[k]).join(" or ")}`);
+}

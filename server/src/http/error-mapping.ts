@@ -1,0 +1,36 @@
+// Maps anything thrown during a request to an ApiFailure with a catalog code. Fastify's own errors
+// (bad JSON, body too large, wrong media type, schema validation) get their catalog equivalents;
+// anything unexpected is INTERNAL_ERROR with a generic message (details go to the log only).
+import { ApiFailure } from "./errors.js";
+
+type FastifyLikeError = Error & { code?: string; statusCode?: number; validation?: unknown };
+
+const BY_FASTIFY_CODE: Record<string, () => ApiFailure> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiFailure("PAYLOAD_TOO_LARGE", "The request body is too large"),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new ApiFailure("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json"),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new ApiFailure("VALIDATION_ERROR", "Content-Length does not match the body", { field: "body" }),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new ApiFailure("VALIDATION_ERROR", "A JSON request body is required", { field: "body" }),
+  FST_ERR_CTP_INVALID_JSON_BODY: () =>
+    new ApiFailure("VALIDATION_ERROR", "Malformed JSON body", { field: "body" }),
+  FST_ERR_BAD_URL: () => new ApiFailure("VALIDATION_ERROR", "Malformed URL", { field: "path" }),
+  FST_ERR_ASYNC_CONSTRAINT: () => new ApiFailure("VALIDATION_ERROR", "Malformed request"),
+};
+
+export function errorToApiFailure(error: unknown): ApiFailure {
+  if (error instanceof ApiFailure) return error;
+  const err = error as FastifyLikeError;
+  const byCode = err?.code ? BY_FASTIFY_CODE[err.code] : undefined;
+  if (byCode) return byCode();
+  // A validation error from a compiler other than ours (should not happen, but stay a 400).
+  if (err?.validation) return new ApiFailure("VALIDATION_ERROR", err.message);
+  if (typeof err?.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) {
+    if (err.statusCode === 413) return new ApiFailure("PAYLOAD_TOO_LARGE", "The request body is too large");
+    if (err.statusCode === 415)
+      return new ApiFailure("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json");
+    return new ApiFailure("VALIDATION_ERROR", "Malformed request");
+  }
+  return new ApiFailure("INTERNAL_ERROR", "Internal error; quote the requestId when reporting it");
+}

@@ -1,0 +1,36 @@
+// `X-Guard-SDK: <package>/<version>`: a deployment may refuse SDK versions below a floor (426), so
+// a known-bad client release can be turned away with a clear code instead of misbehaving.
+import type { FastifyRequest } from "fastify";
+import { ApiFailure } from "./errors.js";
+
+const EXEMPT_PATHS = new Set(["/healthz", "/readyz", "/api/v1/openapi.json"]);
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map((n) => Number.parseInt(n, 10) || 0);
+  const pb = b.split(".").map((n) => Number.parseInt(n, 10) || 0);
+  for (let i = 0; i < 3; i++) {
+    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+export function sdkFloorHook(floors: Record<string, string>) {
+  const hasFloors = Object.keys(floors).length > 0;
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!hasFloors) return;
+    const header = request.headers["x-guard-sdk"];
+    if (typeof header !== "string") return;
+    const match = /^(\S+)\/(\d+\.\d+\.\d+)(?:[-+]\S*)?$/.exec(header.trim());
+    if (!match) return;
+    const [, name, version] = match as unknown as [string, string, string];
+    const floor = floors[name];
+    if (!floor || EXEMPT_PATHS.has(request.url.split("?")[0]!)) return;
+    if (compareVersions(version, floor) < 0) {
+      throw new ApiFailure(
+        "SDK_VERSION_UNSUPPORTED",
+        `${name} ${version} is no longer supported; upgrade to ${floor} or later`,
+      );
+    }
+  };
+}

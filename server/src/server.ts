@@ -1,0 +1,54 @@
+// Runs the service: open the database, apply migrations, build the app, listen, and shut down
+// cleanly on SIGINT/SIGTERM (readiness goes false first, in-flight requests finish, database closes).
+import type { FastifyInstance } from "fastify";
+import type { Config } from "./config.js";
+import { openDatabase, type Database } from "./db/database.js";
+import { migrate } from "./db/migrate.js";
+import { buildApp } from "./http/app.js";
+import { systemClock, type Clock } from "./lib/clock.js";
+import { ROUTE_MODULES } from "./routes.js";
+
+export interface RunningServer {
+  app: FastifyInstance;
+  db: Database;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  return openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir,
+  });
+}
+
+export async function startServer(
+  config: Config,
+  options: { clock?: Clock; db?: Database; onReady?: (server: RunningServer) => Promise<void> | void } = {},
+): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const db = options.db ?? (await openConfiguredDatabase(config));
+  try {
+    await migrate(db, clock.now());
+    const app = await buildApp({ config, db, clock, routes: ROUTE_MODULES });
+    const address = await app.listen({ host: config.host, port: config.port });
+    let stopping: Promise<void> | undefined;
+    const server: RunningServer = {
+      app,
+      db,
+      url: address.replace("[::1]", "localhost"),
+      stop: () => {
+        stopping ??= (async () => {
+          await app.close();
+          await db.close();
+        })();
+        return stopping;
+      },
+    };
+    await options.onReady?.(server);
+    return server;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,152 @@
+// Test harness: a fresh database for each test file, on the engine GUARD_TEST_DB names (`pglite`,
+// the default, or `postgres` with GUARD_TEST_DATABASE_URL pointing at a throwaway cluster's
+// maintenance database), and an app built around it for inject() calls.
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import pg from "pg";
+import { createApiKey } from "../src/accounts/api-keys.js";
+import { createOrganization, type Organization } from "../src/accounts/organizations.js";
+import { createStaffUser } from "../src/accounts/staff.js";
+import { testConfig, type Config } from "../src/config.js";
+import { openDatabase, type Database } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { buildApp } from "../src/http/app.js";
+import type { StaffRole } from "../src/http/credentials.js";
+import { ManualClock } from "../src/lib/clock.js";
+import { randomBase62 } from "../src/lib/ids.js";
+import { ROUTE_MODULES } from "../src/routes.js";
+
+export const engine = (process.env.GUARD_TEST_DB ?? "pglite") as "pglite" | "postgres";
+
+/** A new, empty PostgreSQL database on the test cluster; returns its URL. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.GUARD_TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error("GUARD_TEST_DB=postgres needs GUARD_TEST_DATABASE_URL (npm test sets it)");
+  const name = `guard_t${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** A migrated database on the engine under test; `dispose` closes (and drops) it. */
+export async function openTestDatabase(): Promise<{ db: Database; url?: string; dispose(): Promise<void> }> {
+  if (engine === "postgres") {
+    const created = await createPostgresDatabase();
+    const db = await openDatabase({ databaseUrl: created.url });
+    await migrate(db);
+    return {
+      db,
+      url: created.url,
+      dispose: async () => {
+        await db.close();
+        await created.drop();
+      },
+    };
+  }
+  const db = await openDatabase({});
+  await migrate(db);
+  return { db, dispose: () => db.close() };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database;
+  clock: ManualClock;
+  config: Config;
+  logs: string[];
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** An app on a fresh database, checking every response against the contract. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const { db, dispose } = await openTestDatabase();
+  const clock = new ManualClock();
+  const config = testConfig({ logLevel: "info", ...overrides });
+  const logs: string[] = [];
+  const app = await buildApp({
+    config,
+    db,
+    clock,
+    routes: ROUTE_MODULES,
+    checkResponses: true,
+    logStream: { write: (line: string) => void logs.push(line) },
+  });
+  return {
+    app,
+    db,
+    clock,
+    config,
+    logs,
+    request: (options) => app.inject(options),
+    close: async () => {
+      await app.close();
+      await dispose();
+    },
+  };
+}
+
+export interface SeededOrg {
+  org: Organization;
+  apiKey: string;
+  apiKeyId: string;
+  staff: Record<StaffRole, { email: string; password: string }>;
+}
+
+/** An organisation with a service API key and one staff user of each role. */
+export async function seedOrganization(
+  t: TestApp,
+  slug = `org-${randomBase62(8).toLowerCase()}`,
+): Promise<SeededOrg> {
+  const now = t.clock.now();
+  const org = await createOrganization(t.db, { slug, name: `Org ${slug}` }, now);
+  const key = await createApiKey(
+    t.db,
+    { organizationId: org.organizationId, name: "test", createdBy: null },
+    now,
+  );
+  const staff = {} as SeededOrg["staff"];
+  for (const role of ["admin", "dpo", "viewer"] as const) {
+    const email = `${role}@${slug}.example`;
+    const password = `pw-${role}-${randomBase62(12)}`;
+    await createStaffUser(t.db, { organizationId: org.organizationId, email, role, password }, now);
+    staff[role] = { email, password };
+  }
+  return { org, apiKey: key.key, apiKeyId: key.apiKeyId, staff };
+}
+
+/** Signs a staff member in; returns the headers that authenticate later calls (cookie + CSRF). */
+export async function signIn(
+  t: TestApp,
+  seeded: SeededOrg,
+  role: StaffRole,
+): Promise<{ cookie: string; csrfToken: string; headers: Record<string, string> }> {
+  const res = await t.request({
+    method: "POST",
+    url: "/api/v1/staff/session",
+    payload: { organizationSlug: seeded.org.slug, ...seeded.staff[role] },
+  });
+  if (res.statusCode !== 201) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+  const cookie = res.cookies.find((c) => c.name === "guard_session");
+  if (!cookie) throw new Error("no session cookie");
+  const { csrfToken } = res.json() as { csrfToken: string };
+  return {
+    cookie: cookie.value,
+    csrfToken,
+    headers: { cookie: `guard_session=${cookie.value}`, "x-csrf-token": csrfToken },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -1,0 +1,68 @@
+// guard serve | guard migrate
+import { InvalidArgumentError, type Command } from "commander";
+import { migrate } from "../../db/migrate.js";
+import { seedDemo } from "../../demo/seed.js";
+import { startServer } from "../../server.js";
+import type { RunAction } from "../main.js";
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError("a port number from 0 to 65535");
+  return port;
+}
+
+export function registerServeCommands(program: Command, run: RunAction): void {
+  program
+    .command("serve")
+    .description("run the HTTP service (embedded database unless DATABASE_URL is set)")
+    .option("--port <n>", "listen port (env PORT, default 8080)", parsePort)
+    .option("--seed-demo", "create the demo organisation on first start")
+    .action(async (options: { port?: number; seedDemo?: boolean }) => {
+      await run(
+        async (ctx) => {
+          const db = await ctx.db();
+          const demo = options.seedDemo ? await seedDemo(db, Date.now()) : undefined;
+          const server = await startServer(ctx.config, { db });
+          const base = server.url;
+          const lines = [
+            `Guard is running at ${base} (${ctx.config.databaseUrl ? "PostgreSQL server" : `embedded database in ${ctx.config.dataDir}`})`,
+            `  API base:       ${base}/api/v1`,
+            `  API reference:  ${base}/docs`,
+            `  OpenAPI:        ${base}/api/v1/openapi.json`,
+            "  Dashboard:      /dashboard is not part of this build yet; staff use the API (/api/v1/staff/...) meanwhile",
+          ];
+          if (demo) {
+            lines.push(
+              "",
+              "Demo organisation created (slug: demo). These secrets are shown once and stored only as hashes:",
+              `  staff admin:    ${demo.adminEmail} / ${demo.adminPassword}`,
+              `  service key:    ${demo.apiKey}`,
+              `  try:            curl ${base}/api/v1/org/demo`,
+            );
+          }
+          ctx.out.note(lines.join("\n"));
+          if (ctx.out.json) ctx.out.result({ url: base, demo: demo ?? null });
+          await new Promise<void>((resolve) => {
+            const shutdown = (signal: string) => {
+              ctx.out.note(`${signal}: shutting down`);
+              server.stop().then(resolve, resolve);
+            };
+            process.once("SIGINT", () => shutdown("SIGINT"));
+            process.once("SIGTERM", () => shutdown("SIGTERM"));
+          });
+        },
+        { keepOpen: true },
+      )();
+    });
+
+  program
+    .command("migrate")
+    .description("apply pending database migrations (the server also applies them at start)")
+    .action(
+      run(async (ctx) => {
+        const applied = await migrate(await ctx.db());
+        ctx.out.result({ applied });
+      }),
+    );
+}

@@ -1,0 +1,60 @@
+// What every CLI command needs: the parsed configuration and, opened lazily, the migrated database.
+// The same DATABASE_URL / --data-dir rules as the server apply; with the embedded database the CLI
+// cannot run beside a server on the same data directory (the single-opener lock says so).
+import { findOrganizationBySlug, type Organization } from "../accounts/organizations.js";
+import { ConfigError, loadConfig, type Config } from "../config.js";
+import { DataDirLockedError } from "../db/data-dir-lock.js";
+import type { Database } from "../db/database.js";
+import { migrate } from "../db/migrate.js";
+import { openConfiguredDatabase } from "../server.js";
+import { CliError, type Output } from "./io.js";
+
+export interface GlobalOptions {
+  json?: boolean;
+  dataDir?: string;
+}
+
+export class CliContext {
+  private database: Database | undefined;
+  constructor(
+    readonly config: Config,
+    readonly out: Output,
+  ) {}
+
+  static create(options: GlobalOptions & { port?: number }, out: Output): CliContext {
+    try {
+      const overrides: { dataDir?: string; port?: number } = {};
+      if (options.dataDir) overrides.dataDir = options.dataDir;
+      if (options.port !== undefined) overrides.port = options.port;
+      return new CliContext(loadConfig(process.env, overrides), out);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new CliError(error.message, 2);
+      throw error;
+    }
+  }
+
+  /** The database, opened and migrated on first use. */
+  async db(): Promise<Database> {
+    if (!this.database) {
+      try {
+        this.database = await openConfiguredDatabase(this.config);
+      } catch (error) {
+        if (error instanceof DataDirLockedError) throw new CliError(error.message);
+        throw error;
+      }
+      await migrate(this.database);
+    }
+    return this.database;
+  }
+
+  async organization(slug: string): Promise<Organization> {
+    const org = await findOrganizationBySlug(await this.db(), slug);
+    if (!org) throw new CliError(`No organisation has the slug "${slug}" (create it with: guard org create)`);
+    return org;
+  }
+
+  async close(): Promise<void> {
+    await this.database?.close();
+    this.database = undefined;
+  }
+}

@@ -1,0 +1,62 @@
+// `guard`: the operator's command line. Each command group lives in ./commands; this file wires
+// the global options (--json, --data-dir) and the error/exit-code conventions.
+import { Command, CommanderError } from "commander";
+import { CliContext, type GlobalOptions } from "./context.js";
+import { CliError, createOutput } from "./io.js";
+import { registerServeCommands } from "./commands/serve.js";
+import { registerAccountCommands } from "./commands/accounts.js";
+import { registerNoticeCommands } from "./commands/notices.js";
+
+/** Runs `action` with a context built from the global options, closing the database afterwards. */
+export type RunAction = <A extends unknown[]>(
+  action: (ctx: CliContext, ...args: A) => Promise<void>,
+  options?: { keepOpen?: boolean },
+) => (...args: A) => Promise<void>;
+
+export function buildProgram(): Command {
+  const program = new Command("guard")
+    .description("Guard: consent and data-principal rights service for India's DPDP Act")
+    .option("--json", "print results as one line of JSON")
+    .option("--data-dir <dir>", "embedded database directory (env GUARD_DATA_DIR, default ./.guard-data)")
+    .showHelpAfterError()
+    .exitOverride();
+
+  const run: RunAction =
+    (action, options = {}) =>
+    async (...args) => {
+      const globals = program.opts<GlobalOptions>();
+      const ctx = CliContext.create(globals, createOutput(Boolean(globals.json)));
+      try {
+        await action(ctx, ...args);
+      } finally {
+        if (!options.keepOpen) await ctx.close();
+      }
+    };
+
+  registerServeCommands(program, run);
+  registerAccountCommands(program, run);
+  registerNoticeCommands(program, run);
+  return program;
+}
+
+/** Parses and runs; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" to commander; a real usage error already printed its message.
+      return error.code === "commander.helpDisplayed" || error.code === "commander.version" ? 0 : 2;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`guard: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(
+      `guard: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 1;
+  }
+}

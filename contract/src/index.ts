@@ -44,3 +44,4 @@ export function loadOpenApiDocument(): Record<string, unknown> {
 // Canonical forms (audit hash, dpdpcca/2, webhook signatures) and their golden vectors.
 // Owned by another change; it adds `export * from "./canonical/index.js";` here.
 // ---------------------------------------------------------------------------------------------------
+export * from "./canonical/index.js";

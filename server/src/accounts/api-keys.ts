@@ -78,13 +78,20 @@ export async function revokeApiKey(
   input: { organizationId: string; apiKeyId: string },
   now: number,
 ): Promise<{ revoked: boolean } | undefined> {
-  const rows = await db.query<{ revoked_now: boolean }>(
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3)
-      WHERE organization_id = $1 AND api_key_id = $2
-      RETURNING revoked_at = $3 AS revoked_now`,
+  // Only an active key is updated, so a second revocation (even in the same millisecond, or
+  // concurrently: the row lock makes the loser re-check `revoked_at`) reports false.
+  const revoked = await db.query(
+    `UPDATE api_keys SET revoked_at = $3
+      WHERE organization_id = $1 AND api_key_id = $2 AND revoked_at IS NULL
+      RETURNING api_key_id`,
     [input.organizationId, input.apiKeyId, now],
   );
-  return rows[0] && { revoked: rows[0].revoked_now };
+  if (revoked.length > 0) return { revoked: true };
+  const existing = await db.query("SELECT 1 FROM api_keys WHERE organization_id = $1 AND api_key_id = $2", [
+    input.organizationId,
+    input.apiKeyId,
+  ]);
+  return existing.length > 0 ? { revoked: false } : undefined;
 }
 
 /** The active key matching `key`, refreshing its last-used time; undefined when unknown or revoked. */

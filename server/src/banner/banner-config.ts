@@ -104,9 +104,13 @@ export async function saveBannerSettings(
       : scope.kind === "app"
         ? ["app", scope.appId]
         : ["default", ""];
+  // A scope's first own settings replace the default it showed until now, so its version continues
+  // from the default's instead of restarting at 1: a client comparing versions must see it go up.
   const rows = await db.query<{ config_version: number }>(
     `INSERT INTO banner_configs (organization_id, scope, scope_value, settings, config_version, updated_at)
-     VALUES ($1, $2, $3, $4::jsonb, 1, $5)
+     VALUES ($1, $2, $3, $4::jsonb,
+       COALESCE((SELECT config_version FROM banner_configs WHERE organization_id = $1 AND scope = 'default'), 0) + 1,
+       $5)
      ON CONFLICT (organization_id, scope, scope_value)
      DO UPDATE SET settings = EXCLUDED.settings, config_version = banner_configs.config_version + 1, updated_at = EXCLUDED.updated_at
      RETURNING config_version`,

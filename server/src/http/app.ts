@@ -96,6 +96,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     genReqId: requestIdFor,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
+    // Failures the router meets before any hook runs (malformed URL encoding, an overlong path
+    // segment) take the same error path instead of Fastify's own body.
+    frameworkErrors: (error, request, reply) => {
+      reply.header("x-request-id", request.id);
+      reply.header("x-content-type-options", "nosniff");
+      void sendFailure(error, request, reply);
+    },
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
@@ -117,14 +124,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
   });
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const failure = errorToApiFailure(error);
-    if (failure.status >= 500) request.log.error({ err: error }, "request failed");
-    const body: ErrorBody = { code: failure.code, error: failure.message, requestId: request.id };
-    if (failure.field !== undefined) body.field = failure.field;
-    for (const [name, value] of Object.entries(failure.options.headers ?? {})) reply.header(name, value);
-    return reply.code(failure.status).type("application/json; charset=utf-8").send(body);
-  });
+  app.setErrorHandler(async (error, request, reply) => sendFailure(error, request, reply));
 
   const responseChecker = options.checkResponses ? createResponseChecker(components) : undefined;
   const implemented = new Set<string>();
@@ -139,6 +139,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.decorate("servedDocument", servedDocument);
   await registerApiReference(app, servedDocument);
   return app;
+}
+
+/** The one error path: `{code, error, requestId, field?}` with the catalog status. */
+function sendFailure(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const failure = errorToApiFailure(error);
+  if (failure.status >= 500) request.log.error({ err: error }, "request failed");
+  const body: ErrorBody = { code: failure.code, error: failure.message, requestId: request.id };
+  if (failure.field !== undefined) body.field = failure.field;
+  for (const [name, value] of Object.entries(failure.options.headers ?? {})) reply.header(name, value);
+  return reply.code(failure.status).type("application/json; charset=utf-8").send(body);
 }
 
 declare module "fastify" {

@@ -16,14 +16,23 @@ const BY_FASTIFY_CODE: Record<string, () => ApiFailure> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () =>
     new ApiFailure("VALIDATION_ERROR", "Malformed JSON body", { field: "body" }),
   FST_ERR_BAD_URL: () => new ApiFailure("VALIDATION_ERROR", "Malformed URL", { field: "path" }),
+  // No contract id or slug comes near the router's 200-character limit on a path segment.
+  FST_ERR_MAX_PARAM_LENGTH: () =>
+    new ApiFailure("VALIDATION_ERROR", "A path segment is too long", { field: "path" }),
   FST_ERR_ASYNC_CONSTRAINT: () => new ApiFailure("VALIDATION_ERROR", "Malformed request"),
 };
+
+// PostgreSQL text cannot hold U+0000: a text parameter carrying one fails with 22021, a jsonb value
+// with 22P05. JSON bodies, query strings and headers can carry it, so that is the caller's error.
+const POSTGRES_NUL_CODES = new Set(["22021", "22P05"]);
 
 export function errorToApiFailure(error: unknown): ApiFailure {
   if (error instanceof ApiFailure) return error;
   const err = error as FastifyLikeError;
   const byCode = err?.code ? BY_FASTIFY_CODE[err.code] : undefined;
   if (byCode) return byCode();
+  if (err?.code && POSTGRES_NUL_CODES.has(err.code))
+    return new ApiFailure("VALIDATION_ERROR", "Text must not contain the NUL character (U+0000)");
   // A validation error from a compiler other than ours (should not happen, but stay a 400).
   if (err?.validation) return new ApiFailure("VALIDATION_ERROR", err.message);
   if (typeof err?.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) {

@@ -7,7 +7,8 @@ import { ApiFailure } from "./errors.js";
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
-    /^application\/([a-z0-9.+-]+\+)?json$/i,
+    // Fastify matches the whole header, parameters included (`application/json; charset=utf-8`).
+    /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i,
     { parseAs: "string", bodyLimit: app.initialConfig.bodyLimit },
     (_request, body, done) => {
       const text = typeof body === "string" ? body : body.toString("utf8");

@@ -21,15 +21,17 @@ export function sdkFloorHook(floors: Record<string, string>) {
     if (!hasFloors) return;
     const header = request.headers["x-guard-sdk"];
     if (typeof header !== "string") return;
-    const match = /^(\S+)\/(\d+\.\d+\.\d+)(?:[-+]\S*)?$/.exec(header.trim());
+    const match = /^(\S+)\/(\d+\.\d+\.\d+)(-[^+\s]*)?(?:\+\S*)?$/.exec(header.trim());
     if (!match) return;
-    const [, name, version] = match as unknown as [string, string, string];
+    const [, name, version, prerelease] = match as unknown as [string, string, string, string | undefined];
     const floor = floors[name];
     if (!floor || EXEMPT_PATHS.has(request.url.split("?")[0]!)) return;
-    if (compareVersions(version, floor) < 0) {
+    // Semver: a pre-release of the floor (2.0.0-beta.1) comes before the floor itself.
+    const order = compareVersions(version, floor);
+    if (order < 0 || (order === 0 && prerelease !== undefined)) {
       throw new ApiFailure(
         "SDK_VERSION_UNSUPPORTED",
-        `${name} ${version} is no longer supported; upgrade to ${floor} or later`,
+        `${name} ${version}${prerelease ?? ""} is no longer supported; upgrade to ${floor} or later`,
       );
     }
   };

@@ -9,8 +9,12 @@ export default tseslint.config(
       "**/dist/**",
       ".guard-data/**",
       ".venv/**",
+      ".test-tmp/**",
+      "**/.mypy_cache/**",
       "sdks/**/build/**",
       "sdks/**/target/**",
+      // Written by openapi-typescript (sdks/node/scripts/generate-types.ts), checked for staleness by a test.
+      "sdks/node/src/generated/**",
     ],
   },
   js.configs.recommended,

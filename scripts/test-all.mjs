@@ -11,8 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startThrowawayPostgres } from "./lib/postgres-cluster.mjs";
+import { startFixtureServer } from "../conformance/start-fixture.mjs";
 import {
   exitCodeResult,
+  parseConformance,
   parseFuzz,
   parseNodeTap,
   parsePytest,
@@ -133,6 +135,7 @@ const SUITES = [
       },
     ],
   },
+  nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
   {
     id: "python-sdk",
     title: "Python SDK (pytest)",
@@ -172,7 +175,56 @@ const SUITES = [
       },
     ],
   },
+  {
+    id: "conformance",
+    title: "SDK conformance",
+    requires: ["conformance/scenarios", "sdks/node"],
+    // One live fixture server (conformance/README.md) shared by every SDK's adapter, one at a time.
+    setup: async (ctx) => {
+      const server = await startFixtureServer({ log: ctx.log });
+      return { env: { GUARD_CONFORMANCE_FIXTURES: server.fixturesJson }, teardown: server.stop };
+    },
+    steps: (ctx) => conformanceSteps(ctx),
+  },
 ];
+
+/** The node adapter always; the Python and JVM adapters once their engineers add them. */
+function conformanceSteps(ctx) {
+  const parse = ({ output }) => parseConformance(output);
+  const steps = [
+    {
+      label: "conformance: node",
+      cmd: process.execPath,
+      args: ["--import", "tsx", "conformance/run-node.mjs"],
+      parse,
+    },
+  ];
+  if (fs.existsSync(path.join(ROOT, "sdks/python/conformance_adapter.py"))) {
+    // The venv is the python-sdk suite's (it runs first and installs sdks/python into it).
+    steps.push({
+      label: "conformance: python",
+      cmd: path.join(ROOT, ".venv", "bin", "python"),
+      args: ["sdks/python/conformance_adapter.py"],
+      parse,
+    });
+  } else {
+    ctx.log("python adapter (sdks/python/conformance_adapter.py) not present: skipped");
+  }
+  const pom = path.join(ROOT, "sdks/jvm/pom.xml");
+  const jvmAdapter = path.join(ROOT, "sdks/jvm/src/test/kotlin/ai/guard/conformance");
+  const hasJvmAdapter = fs.existsSync(jvmAdapter) && findFiles(jvmAdapter, ".kt").length > 0;
+  if (hasJvmAdapter && fs.readFileSync(pom, "utf8").includes("<id>conformance</id>")) {
+    steps.push({
+      label: "conformance: jvm",
+      cmd: "mvn",
+      args: ["-B", "-q", "-ntp", "-f", "sdks/jvm/pom.xml", "-Pconformance", "test-compile", "exec:java"],
+      parse,
+    });
+  } else {
+    ctx.log("jvm adapter (sdks/jvm conformance profile + ai.guard.conformance sources) not present: skipped");
+  }
+  return steps;
+}
 
 // ---- command line ------------------------------------------------------------------------------------
 

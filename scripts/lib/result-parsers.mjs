@@ -43,6 +43,12 @@ export function parseFuzz(output) {
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
 }
 
+/** The `conformance: N passed, M failed` line every conformance adapter ends with (conformance/README.md). */
+export function parseConformance(output) {
+  const m = lastMatch(stripAnsi(output), /^\s*conformance: (\d+) passed, (\d+) failed\s*$/gm);
+  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : null;
+}
+
 /**
  * pytest's final summary line, with or without `-q` framing, e.g.
  *   `===== 2 failed, 10 passed, 1 skipped, 1 error in 1.23s =====`  or  `3 passed in 0.41s`.

@@ -23,7 +23,9 @@ export function registerServeCommands(program: Command, run: RunAction): void {
         async (ctx) => {
           const db = await ctx.db();
           const demo = options.seedDemo ? await seedDemo(db, Date.now()) : undefined;
-          const server = await startServer(ctx.config, { db });
+          // --port overrides PORT; 0 picks a free port (tests, several local servers).
+          const config = options.port === undefined ? ctx.config : { ...ctx.config, port: options.port };
+          const server = await startServer(config, { db });
           const base = server.url;
           const lines = [
             `Guard is running at ${base} (${ctx.config.databaseUrl ? "PostgreSQL server" : `embedded database in ${ctx.config.dataDir}`})`,

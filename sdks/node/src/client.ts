@@ -1,0 +1,527 @@
+// GuardClient: typed methods over Guard's public, principal and service routes, on one transport
+// that adds the family's headers, times out, and retries what is safe to repeat (retry.ts).
+import { randomUUID } from "node:crypto";
+import {
+  apiErrorFromResponse,
+  GuardAbortError,
+  GuardApiError,
+  GuardConnectionError,
+  GuardError,
+  GuardMissingCredentialError,
+  GuardTimeoutError,
+} from "./errors.js";
+import {
+  decideRetry,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  RETRY_COUNT_HEADER,
+  type AttemptFailure,
+} from "./retry.js";
+import type {
+  AnonymousConsent,
+  AnonymousConsentInput,
+  BannerConfig,
+  BannerScope,
+  BrokeredToken,
+  ConsentRecord,
+  ConsentStatus,
+  ConsentStatusQuery,
+  CreateDsrRequestInput,
+  CreateGrievanceInput,
+  DsrRequest,
+  DsrRequestList,
+  GateAlerts,
+  GateDecision,
+  GateDecisionList,
+  Grievance,
+  GrievanceList,
+  LinkAnonymousConsentResult,
+  Nomination,
+  NominationInput,
+  Notice,
+  NoticeList,
+  Organization,
+  RecordConsentInput,
+  RevokeNominationResult,
+} from "./types.js";
+import { PACKAGE_NAME, VERSION } from "./version.js";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+/** Waits `ms`; rejects (or resolves early) when `signal` aborts. Injected by tests to record delays. */
+export type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface GuardClientOptions {
+  /** Where Guard is served, e.g. `https://guard.example.com` (a trailing `/` is ignored). */
+  baseUrl: string;
+  /** Service API key (`gk_live_…`): server-side only, never in an app. */
+  apiKey?: string | undefined;
+  /** A principal access token, for principal calls without brokering first. */
+  accessToken?: string | undefined;
+  /** Default: the global fetch. */
+  fetch?: FetchLike | undefined;
+  /** Contract 1.6.0's name for `fetch`, still accepted. */
+  fetchImpl?: FetchLike | undefined;
+  /** Per attempt. Default 30 000. */
+  timeoutMs?: number | undefined;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number | undefined;
+  /** Sent on every request (the SDK's own headers win). */
+  defaultHeaders?: Record<string, string> | undefined;
+  /** Advanced: how retries wait (tests inject one that records instead of sleeping). */
+  sleep?: Sleeper | undefined;
+  /** Advanced: the jitter source, in [0, 1). */
+  random?: (() => number) | undefined;
+  /** Advanced: the clock used to read an HTTP-date `Retry-After`, epoch ms. */
+  now?: (() => number) | undefined;
+}
+
+/** Per-request options, always the trailing argument. */
+export interface RequestOptions {
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  /** For create calls; when absent the SDK mints one per call and reuses it on every retry. */
+  idempotencyKey?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+const CLIENT_OPTIONS = new Set<string>([
+  "baseUrl",
+  "apiKey",
+  "accessToken",
+  "fetch",
+  "fetchImpl",
+  "timeoutMs",
+  "maxRetries",
+  "defaultHeaders",
+  "sleep",
+  "random",
+  "now",
+]);
+const REQUEST_OPTIONS = new Set<string>(["timeoutMs", "maxRetries", "idempotencyKey", "headers", "signal"]);
+/** Headers the SDK owns: a caller's value would break authentication or the attempt count. */
+const OWNED_HEADERS = new Set(["authorization", "x-guard-sdk", RETRY_COUNT_HEADER.toLowerCase()]);
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Credential = "none" | "apiKey" | "accessToken";
+
+interface Operation {
+  method: Method;
+  path: string;
+  credential: Credential;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** A create call: it always carries an Idempotency-Key (the caller's, or one minted here). */
+  create?: boolean;
+  /** A write the contract declares idempotent by its natural key, so a repeat cannot act twice. */
+  naturallyIdempotent?: boolean;
+}
+
+function rejectUnknown(given: object, known: Set<string>, what: string): void {
+  const unknown = Object.keys(given).filter((key) => !known.has(key));
+  if (unknown.length > 0) {
+    throw new TypeError(`Unknown ${what}: ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
+  }
+}
+
+function checkTimeout(value: number | undefined, name: string): void {
+  // setTimeout fires at once for delays beyond 2^31 - 1 ms, which would turn a long timeout into none.
+  if (value !== undefined && !(typeof value === "number" && value > 0 && value <= 2_147_483_647)) {
+    throw new TypeError(`${name} must be a positive number of milliseconds, at most 2147483647`);
+  }
+}
+
+function checkMaxRetries(value: number | undefined, name: string): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
+    throw new TypeError(`${name} must be a non-negative integer`);
+  }
+}
+
+const defaultSleep: Sleeper = (ms, signal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+
+const segment = (value: string): string => encodeURIComponent(value);
+
+export class GuardClient {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  private readonly apiKey: string | undefined;
+  private accessToken: string | undefined;
+  private readonly fetchImpl: FetchLike;
+  private readonly defaultHeaders: Record<string, string>;
+  private readonly sleep: Sleeper;
+  private readonly random: () => number;
+  private readonly now: () => number;
+
+  constructor(options: GuardClientOptions) {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("new GuardClient({ baseUrl, apiKey }) takes an options object");
+    }
+    rejectUnknown(options, CLIENT_OPTIONS, "GuardClient option");
+    if (typeof options.baseUrl !== "string" || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+      throw new TypeError("baseUrl must be an http(s) URL, e.g. https://guard.example.com");
+    }
+    if (options.fetch && options.fetchImpl) throw new TypeError("Pass fetch or fetchImpl, not both");
+    checkTimeout(options.timeoutMs, "timeoutMs");
+    checkMaxRetries(options.maxRetries, "maxRetries");
+    const fetchImpl = options.fetch ?? options.fetchImpl ?? globalThis.fetch;
+    if (typeof fetchImpl !== "function") {
+      throw new TypeError("No fetch available: pass one as the fetch option (Node 18+ has it built in)");
+    }
+    this.baseUrl = options.baseUrl.replace(/\/$/, "");
+    this.apiKey = options.apiKey || undefined;
+    this.accessToken = options.accessToken || undefined;
+    this.fetchImpl = fetchImpl;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.defaultHeaders = { ...options.defaultHeaders };
+    this.sleep = options.sleep ?? defaultSleep;
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Uses `token` for principal calls from now on (after re-brokering, or from your app's session). */
+  setAccessToken(token: string | null | undefined): void {
+    this.accessToken = token || undefined;
+  }
+
+  // ----- public (no credential) ------------------------------------------------------------------
+
+  getOrganization(slug: string, options?: RequestOptions): Promise<Organization> {
+    return this.request({ method: "GET", path: `/api/v1/org/${segment(slug)}`, credential: "none" }, options);
+  }
+
+  getNotices(orgId: string, options?: RequestOptions): Promise<NoticeList> {
+    return this.request(
+      { method: "GET", path: `/api/v1/org/${segment(orgId)}/notices`, credential: "none" },
+      options,
+    );
+  }
+
+  getNotice(noticeId: string, options?: RequestOptions): Promise<Notice> {
+    return this.request(
+      { method: "GET", path: `/api/v1/notices/${segment(noticeId)}`, credential: "none" },
+      options,
+    );
+  }
+
+  /** `{ domain }` for a web page, `{ appId }` for a native app, `{}` for the organisation default. */
+  getBannerConfig(orgId: string, scope: BannerScope = {}, options?: RequestOptions): Promise<BannerConfig> {
+    return this.request(
+      {
+        method: "GET",
+        path: `/api/v1/org/${segment(orgId)}/banner-config`,
+        credential: "none",
+        query: { domain: scope.domain, appId: scope.appId },
+      },
+      options,
+    );
+  }
+
+  /** Records a guest's consent under a client-generated `anonymousId`; link it after sign-in. */
+  giveAnonymousConsent(input: AnonymousConsentInput, options?: RequestOptions): Promise<AnonymousConsent> {
+    return this.request(
+      { method: "POST", path: "/api/v1/consents/anonymous", credential: "none", body: input, create: true },
+      options,
+    );
+  }
+
+  // ----- service API key -------------------------------------------------------------------------
+
+  /**
+   * Mints a short-lived principal access token for your user `externalId` and keeps it for this
+   * client's principal calls. Hand `accessToken` to your app; broker again when it expires.
+   */
+  async brokerToken(externalId: string, options?: RequestOptions): Promise<BrokeredToken> {
+    const token = await this.request<BrokeredToken>(
+      { method: "POST", path: "/api/v1/auth/broker-token", credential: "apiKey", body: { externalId } },
+      options,
+    );
+    this.accessToken = token.accessToken;
+    return token;
+  }
+
+  /** Records consent for a known principal, found by email (`POST /cm/v1/consent`). */
+  recordConsent(input: RecordConsentInput, options?: RequestOptions): Promise<ConsentRecord> {
+    return this.request(
+      { method: "POST", path: "/cm/v1/consent", credential: "apiKey", body: input, create: true },
+      options,
+    );
+  }
+
+  getConsent(consentId: string, options?: RequestOptions): Promise<ConsentRecord> {
+    return this.request(
+      { method: "GET", path: `/cm/v1/consent/${segment(consentId)}`, credential: "apiKey" },
+      options,
+    );
+  }
+
+  /** Withdraws a consent; withdrawing a withdrawn one is `409 CONFLICT`, so this is never retried. */
+  withdrawConsent(consentId: string, options?: RequestOptions): Promise<ConsentRecord> {
+    return this.request(
+      { method: "DELETE", path: `/cm/v1/consent/${segment(consentId)}`, credential: "apiKey" },
+      options,
+    );
+  }
+
+  /** Every consent of one principal, found by `{ email }` or `{ externalId }`. */
+  getConsentStatus(query: ConsentStatusQuery, options?: RequestOptions): Promise<ConsentStatus> {
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/consent-status",
+        credential: "apiKey",
+        query: { email: query.email, externalId: query.externalId },
+      },
+      options,
+    );
+  }
+
+  /** Consent Gate: ask before processing that depends on a consent; `deny` means stop. */
+  verifyConsent(consentId: string, options?: RequestOptions): Promise<GateDecision> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/consent/verify",
+        credential: "apiKey",
+        body: { consentId },
+        naturallyIdempotent: true,
+      },
+      options,
+    );
+  }
+
+  /** The gate's decision log, newest first (default 50, at most 200). */
+  listGateDecisions(params: { limit?: number } = {}, options?: RequestOptions): Promise<GateDecisionList> {
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/consent/gate/decisions",
+        credential: "apiKey",
+        query: { limit: params.limit },
+      },
+      options,
+    );
+  }
+
+  /** Consents denied repeatedly inside the rolling window: processing that ignores the gate. */
+  listGateAlerts(options?: RequestOptions): Promise<GateAlerts> {
+    return this.request(
+      { method: "GET", path: "/api/v1/consent/gate/alerts", credential: "apiKey" },
+      options,
+    );
+  }
+
+  // ----- principal access token ------------------------------------------------------------------
+
+  /** Moves a guest's anonymous consents to the signed-in principal. Idempotent. */
+  linkAnonymousConsent(anonymousId: string, options?: RequestOptions): Promise<LinkAnonymousConsentResult> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/link-anonymous-consent",
+        credential: "accessToken",
+        body: { anonymousId },
+        naturallyIdempotent: true,
+      },
+      options,
+    );
+  }
+
+  listDsrRequests(options?: RequestOptions): Promise<DsrRequestList> {
+    return this.request({ method: "GET", path: "/api/v1/dsr", credential: "accessToken" }, options);
+  }
+
+  /**
+   * Files a data-subject request. The second argument is the per-request options, or (as in
+   * contract 1.6.0) the idempotency key itself.
+   */
+  createDsrRequest(input: CreateDsrRequestInput, options?: RequestOptions | string): Promise<DsrRequest> {
+    const requestOptions = typeof options === "string" ? { idempotencyKey: options } : options;
+    return this.request(
+      { method: "POST", path: "/api/v1/dsr", credential: "accessToken", body: input, create: true },
+      requestOptions,
+    );
+  }
+
+  listGrievances(options?: RequestOptions): Promise<GrievanceList> {
+    return this.request({ method: "GET", path: "/api/v1/grievances", credential: "accessToken" }, options);
+  }
+
+  createGrievance(input: CreateGrievanceInput, options?: RequestOptions): Promise<Grievance> {
+    return this.request(
+      { method: "POST", path: "/api/v1/grievances", credential: "accessToken", body: input, create: true },
+      options,
+    );
+  }
+
+  /** The active nomination, or null. */
+  getNomination(options?: RequestOptions): Promise<Nomination | null> {
+    return this.request({ method: "GET", path: "/api/v1/nomination", credential: "accessToken" }, options);
+  }
+
+  upsertNomination(input: NominationInput, options?: RequestOptions): Promise<Nomination> {
+    return this.request(
+      {
+        method: "PUT",
+        path: "/api/v1/nomination",
+        credential: "accessToken",
+        body: input,
+        naturallyIdempotent: true,
+      },
+      options,
+    );
+  }
+
+  revokeNomination(options?: RequestOptions): Promise<RevokeNominationResult> {
+    return this.request(
+      { method: "DELETE", path: "/api/v1/nomination", credential: "accessToken", naturallyIdempotent: true },
+      options,
+    );
+  }
+
+  // ----- transport -------------------------------------------------------------------------------
+
+  private credentialHeader(credential: Credential): string | undefined {
+    if (credential === "none") return undefined;
+    const secret = credential === "apiKey" ? this.apiKey : this.accessToken;
+    if (!secret) throw new GuardMissingCredentialError(credential);
+    return `Bearer ${secret}`;
+  }
+
+  private url(operation: Operation): string {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(operation.query ?? {})) {
+      if (value !== undefined && value !== null && value !== "") query.set(name, String(value));
+    }
+    const search = query.toString();
+    return `${this.baseUrl}${operation.path}${search ? `?${search}` : ""}`;
+  }
+
+  private headers(operation: Operation, options: RequestOptions): Headers {
+    const headers = new Headers();
+    for (const source of [this.defaultHeaders, options.headers ?? {}]) {
+      for (const [name, value] of Object.entries(source)) {
+        if (!OWNED_HEADERS.has(name.toLowerCase())) headers.set(name, value);
+      }
+    }
+    headers.set("Accept", "application/json");
+    headers.set("X-Guard-SDK", `${PACKAGE_NAME}/${VERSION}`);
+    const authorization = this.credentialHeader(operation.credential);
+    if (authorization) headers.set("Authorization", authorization);
+    if (operation.body !== undefined) headers.set("Content-Type", "application/json");
+    else headers.delete("Content-Type");
+    // One key per logical call, minted before the first attempt, so every retry replays it.
+    const key = options.idempotencyKey ?? (operation.create ? randomUUID() : undefined);
+    if (key !== undefined) headers.set("Idempotency-Key", key);
+    return headers;
+  }
+
+  private async request<T>(operation: Operation, options: RequestOptions = {}): Promise<T> {
+    if (options === null || typeof options !== "object")
+      throw new TypeError("Request options must be an object");
+    rejectUnknown(options, REQUEST_OPTIONS, "request option");
+    checkTimeout(options.timeoutMs, "timeoutMs");
+    checkMaxRetries(options.maxRetries, "maxRetries");
+    const headers = this.headers(operation, options);
+    const url = this.url(operation);
+    const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
+    const maxRetries = options.maxRetries ?? this.maxRetries;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const safeToRepeat =
+      operation.method === "GET" || headers.has("Idempotency-Key") || operation.naturallyIdempotent === true;
+    const signal = options.signal;
+
+    for (let retriesSoFar = 0; ; retriesSoFar++) {
+      if (signal?.aborted) throw new GuardAbortError("The request was aborted");
+      headers.set(RETRY_COUNT_HEADER, String(retriesSoFar));
+      const outcome = await this.attempt(url, { method: operation.method, headers, body }, timeoutMs, signal);
+      if ("response" in outcome && outcome.response.ok)
+        return parseSuccess<T>(outcome.response, outcome.text);
+
+      let error: GuardError;
+      let failure: AttemptFailure;
+      if ("response" in outcome) {
+        const { response, text } = outcome;
+        error = apiErrorFromResponse(response.status, response.headers, text);
+        failure = {
+          kind: "status",
+          status: response.status,
+          retryAfter: response.headers.get("retry-after"),
+        };
+      } else {
+        error = outcome.error;
+        failure = { kind: error instanceof GuardTimeoutError ? "timeout" : "connection" };
+      }
+      const decision = decideRetry({
+        failure,
+        retriesSoFar,
+        maxRetries,
+        safeToRepeat,
+        aborted: signal?.aborted ?? false,
+        nowMs: this.now(),
+        random: this.random,
+      });
+      if (!decision.retry) throw error;
+      await this.sleep(decision.delayMs, signal);
+    }
+  }
+
+  /** One HTTP exchange, body included, under its own timeout. */
+  private async attempt(
+    url: string,
+    init: { method: Method; headers: Headers; body: string | undefined },
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Response; text: string } | { error: GuardConnectionError | GuardTimeoutError }> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const forwardAbort = () => controller.abort();
+    signal?.addEventListener("abort", forwardAbort, { once: true });
+    try {
+      const response = await this.fetchImpl(url, { ...init, signal: controller.signal });
+      const text = await response.text();
+      return { response, text };
+    } catch (cause) {
+      if (signal?.aborted) throw new GuardAbortError("The request was aborted", { cause });
+      if (timedOut) {
+        return { error: new GuardTimeoutError(`${init.method} ${url} timed out after ${timeoutMs} ms`) };
+      }
+      const reason =
+        cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
+      return { error: new GuardConnectionError(`${init.method} ${url} failed: ${reason}`, { cause }) };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forwardAbort);
+    }
+  }
+}
+
+function parseSuccess<T>(response: Response, text: string): T {
+  if (text === "") return null as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    // A 2xx that is not JSON did not come from Guard (a captive portal, a misrouted proxy).
+    throw new GuardApiError({
+      status: response.status,
+      code: "INTERNAL_ERROR",
+      message: `The ${response.status} response body is not JSON`,
+      requestId: response.headers.get("x-request-id"),
+      headers: response.headers,
+    });
+  }
+}

@@ -1,0 +1,49 @@
+// Request and response types of the methods, derived from the generated contract types
+// (generated/contract.ts, from contract/openapi/v1.yaml), so they cannot drift from the contract.
+import type { components, operations } from "./generated/contract.js";
+
+type Schemas = components["schemas"];
+type JsonContent<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+type ResponseBody<
+  Op extends keyof operations,
+  Status extends keyof operations[Op]["responses"],
+> = JsonContent<operations[Op]["responses"][Status]>;
+type RequestBody<Op extends keyof operations> = JsonContent<NonNullable<operations[Op]["requestBody"]>>;
+
+export type Organization = ResponseBody<"getOrgBySlug", 200>;
+export type Notice = Schemas["Notice"];
+export type NoticeList = ResponseBody<"getNoticesForOrg", 200>;
+export type BannerConfig = ResponseBody<"getBannerConfig", 200>;
+/** Which banner configuration: a web domain, a native app, or (neither) the organisation default. */
+export interface BannerScope {
+  domain?: string;
+  appId?: string;
+}
+
+export type AnonymousConsentInput = RequestBody<"giveConsentAnonymous">;
+export type AnonymousConsent = ResponseBody<"giveConsentAnonymous", 201>;
+export type BrokeredToken = ResponseBody<"brokerToken", 201>;
+export type LinkAnonymousConsentResult = ResponseBody<"linkAnonymousConsent", 200>;
+
+export type DsrRequest = Schemas["DsrRequest"];
+export type DsrRequestList = ResponseBody<"listDsrRequestsForCurrentUser", 200>;
+export type CreateDsrRequestInput = RequestBody<"createDsrRequest">;
+export type Grievance = Schemas["Grievance"];
+export type GrievanceList = ResponseBody<"listGrievancesForCurrentUser", 200>;
+export type CreateGrievanceInput = RequestBody<"createGrievance">;
+export type Nomination = Schemas["Nomination"];
+export type NominationInput = RequestBody<"upsertNomination">;
+export type RevokeNominationResult = ResponseBody<"revokeNomination", 200>;
+
+export type RecordConsentInput = RequestBody<"recordConsent">;
+export type ConsentRecord = Schemas["ConsentRecord"];
+export type ConsentStatus = Schemas["ConsentStatus"];
+/** Exactly one of the two identifiers. */
+export type ConsentStatusQuery =
+  { email: string; externalId?: never } | { externalId: string; email?: never };
+
+export type GateDecision = ResponseBody<"verifyConsentGate", 200>;
+export type ConsentGateDecision = Schemas["ConsentGateDecision"];
+export type GateDecisionList = ResponseBody<"listConsentGateDecisions", 200>;
+export type GateAlerts = ResponseBody<"listConsentGateBypassAlerts", 200>;
+export type ConsentGateBypassAlert = Schemas["ConsentGateBypassAlert"];

@@ -1,0 +1,402 @@
+"""Response types of guard-sdk, generated from contract/openapi/v1.yaml. Do not edit.
+
+Regenerate with ``python scripts/generate_models.py``; a test fails while this file is stale
+(tests/test_contract_sync.py). Every type is a TypedDict: a response is the JSON body as a plain
+``dict`` with the wire's field names, so fields a newer server adds are kept, never dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
+
+CONTRACT_VERSION = "1.7.0"
+OPENAPI_DESCRIPTION_VERSION = "2.10.0"
+
+# Every code /api/v1 can return, in catalog order (ApiError.code x-guard-codes). GuardApiError.code
+# may also hold a code a newer server added: compare with these, never assume the set is closed.
+API_ERROR_CODES: Tuple[str, ...] = (
+    "VALIDATION_ERROR",
+    "NOTICE_NOT_PUBLISHED",
+    "ALREADY_CONSENTED",
+    "NOT_ASSOCIATED_WITH_ORG",
+    "INVALID_STATUS_TRANSITION",
+    "UNAUTHORIZED",
+    "MINOR_TRACKING_BLOCKED",
+    "NOT_FOUND",
+    "SDK_VERSION_UNSUPPORTED",
+    "RATE_LIMITED",
+    "FORBIDDEN",
+    "CONFLICT",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "INTERNAL_ERROR",
+    "UNAVAILABLE",
+)
+ApiErrorCode = Literal[
+    "VALIDATION_ERROR",
+    "NOTICE_NOT_PUBLISHED",
+    "ALREADY_CONSENTED",
+    "NOT_ASSOCIATED_WITH_ORG",
+    "INVALID_STATUS_TRANSITION",
+    "UNAUTHORIZED",
+    "MINOR_TRACKING_BLOCKED",
+    "NOT_FOUND",
+    "SDK_VERSION_UNSUPPORTED",
+    "RATE_LIMITED",
+    "FORBIDDEN",
+    "CONFLICT",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "INTERNAL_ERROR",
+    "UNAVAILABLE",
+]
+
+
+class OrgSummary(TypedDict):
+    # Id of the organisation.
+    orgId: str
+    name: str
+    slug: str
+
+
+class _NoticeItemizedPurposeRequired(TypedDict):
+    purpose: str
+    personalDataDescription: str
+
+
+class NoticeItemizedPurpose(_NoticeItemizedPurposeRequired, total=False):
+    """One purpose the notice itemises, with the personal data it uses."""
+
+    # Present when the notice declares whether the purpose is tracking, behavioural monitoring or
+    # targeted advertising (DPDP s.9(3)). Added in 2.10.0.
+    tracking: bool
+
+
+class _NoticeLanguageContentRequired(TypedDict):
+    title: str
+    body: str
+
+
+class NoticeLanguageContent(_NoticeLanguageContentRequired, total=False):
+    """The notice text in one language."""
+
+    # How to withdraw consent (s.6(4)).
+    withdrawal: str
+    # The principal's rights and how to exercise them.
+    rights: str
+    # How to complain to the Data Protection Board.
+    complaint: str
+
+
+class _NoticeRequired(TypedDict):
+    # Id of the notice.
+    _id: str
+    organizationId: str
+    # The notice version; a new version asks for re-consent. Distinct from the banner `configVersion`.
+    version: int
+    itemized: List[NoticeItemizedPurpose]
+    # Map of language code (for example `en`, `hi`) to `{ title, body }`; one entry per language the
+    # notice is published in (s.5(3)).
+    content: Dict[str, NoticeLanguageContent]
+    # `superseded` and `archived` were added in 2.10.0. Public listings return `published` notices
+    # only.
+    status: Literal["draft", "published", "superseded", "archived"]
+
+
+class Notice(_NoticeRequired, total=False):
+    # Same value as `_id`, under the name the rest of the API uses. Added in 2.10.0.
+    noticeId: str
+    # Epoch ms the notice was published, or null if it never was. Added in 2.10.0.
+    publishedAt: Optional[int]
+    # Language codes of `content`, in the organisation's preferred order. Added in 2.10.0.
+    languages: List[str]
+
+
+class NoticeList(TypedDict):
+    # Published notices only.
+    notices: List[Notice]
+
+
+class _BannerConfigRequired(TypedDict):
+    # Presentation-config version; never triggers re-consent.
+    configVersion: int
+
+
+class BannerConfig(_BannerConfigRequired, total=False):
+    # Presentation settings of the consent banner (colours, position, texts). Open object; its keys
+    # are the dashboard's.
+    bannerSettings: Dict[str, Any]
+
+
+class AnonymousConsent(TypedDict):
+    consentId: str
+    purpose: str
+    dataTypes: List[str]
+    # Epoch ms.
+    givenAt: int
+
+
+class BrokeredToken(TypedDict):
+    accessToken: str
+    # Epoch ms the token expires.
+    expiresAt: int
+    tokenType: Literal["Bearer"]
+
+
+class AnonymousConsentLinkNeedsReconsentItem(TypedDict):
+    noticeId: str
+    purpose: str
+
+
+class AnonymousConsentLink(TypedDict):
+    # Consents newly linked by this call.
+    linkedCount: int
+    needsReconsent: List[AnonymousConsentLinkNeedsReconsentItem]
+
+
+class _DsrRequestRequired(TypedDict):
+    requestId: str
+    type: Literal["summary", "processors", "correction", "erasure"]
+    # Forward only - pending -> in_progress -> completed | rejected.
+    status: Literal["pending", "in_progress", "completed", "rejected"]
+
+
+class DsrRequest(_DsrRequestRequired, total=False):
+    # SLA deadline, Unix epoch milliseconds.
+    dueAt: int
+    # The `details` the principal filed.
+    requestDetails: str
+    # Added in 2.10.0.
+    organizationId: str
+    # Epoch ms the request was filed. Added in 2.10.0.
+    createdAt: int
+    # The fiduciary's id of the principal who filed it (a pseudonym once the principal's data is
+    # erased). Added in 2.10.0.
+    externalId: str
+    # The answer to the principal, once given: the generated summary (`summary` requests), the
+    # erasure report (`{erasure, message?}` on a completed erasure request), a statutory denial
+    # (`{statutoryDenial: {statute, citation, retentionPolicyId?, deniedAt}}`), or what staff
+    # recorded with the status change. Added in 2.10.0.
+    responsePayload: Any
+    # Epoch ms the request reached `completed` or `rejected`. Added in 2.10.0.
+    closedAt: int
+    # Where the statutory clock stands, computed when the record is read. Open items:
+    # `on_time`, `due_soon` (at least 80 % of the response period has elapsed) or `overdue` (past
+    # `dueAt`). Closed items: `met` (closed by `dueAt`) or `missed`. Added in 2.10.0.
+    dueState: Literal["on_time", "due_soon", "overdue", "met", "missed"]
+
+
+class DsrRequestList(TypedDict):
+    requests: List[DsrRequest]
+
+
+class _GrievanceRequired(TypedDict):
+    grievanceId: str
+    subject: str
+    description: str
+    # Forward only - open -> in_progress -> resolved.
+    status: Literal["open", "in_progress", "resolved"]
+    # SLA deadline, Unix epoch milliseconds.
+    dueAt: int
+
+
+class Grievance(_GrievanceRequired, total=False):
+    # Epoch ms of the staff response.
+    respondedAt: int
+    response: str
+    # Added in 2.10.0.
+    organizationId: str
+    # Epoch ms the grievance was filed. Added in 2.10.0.
+    createdAt: int
+    # The fiduciary's id of the principal who filed it (a pseudonym once the principal's data is
+    # erased). Added in 2.10.0.
+    externalId: str
+    # Epoch ms the grievance was resolved. Added in 2.10.0.
+    closedAt: int
+    # Where the statutory clock stands, computed when the record is read. Open items:
+    # `on_time`, `due_soon` (at least 80 % of the response period has elapsed) or `overdue` (past
+    # `dueAt`). Closed items: `met` (closed by `dueAt`) or `missed`. Added in 2.10.0.
+    dueState: Literal["on_time", "due_soon", "overdue", "met", "missed"]
+
+
+class GrievanceList(TypedDict):
+    grievances: List[Grievance]
+
+
+class Nomination(TypedDict):
+    nominationId: str
+    nomineeName: str
+    nomineeContact: str
+    status: Literal["active", "revoked"]
+
+
+class NominationRevocation(TypedDict):
+    revoked: bool
+
+
+_ConsentRecordRequired = TypedDict(
+    "_ConsentRecordRequired",
+    {
+        # JSON-LD context for this consent-record representation. Guard always sends
+        # `urn:guard:jsonld:consent-record:v1`, a stable identifier (not a fetchable document) that
+        # changes only if this representation changes incompatibly.
+        "@context": str,
+        "consentId": str,
+        "purpose": str,
+        "dataTypes": List[str],
+        # Unix epoch milliseconds.
+        "givenAt": int,
+        # Unix epoch milliseconds, or null while still active (the key is always present).
+        "withdrawnAt": Optional[int],
+        "status": Literal["active", "withdrawn"],
+    },
+)
+
+
+class ConsentRecord(_ConsentRecordRequired, total=False):
+    # The notice the consent was given against. Added in 2.10.0.
+    noticeId: str
+    # The notice version the consent was given against. Added in 2.10.0.
+    noticeVersion: int
+
+
+class ConsentStatusPrincipal(TypedDict):
+    """The data principal the identifier resolved to."""
+
+    principalId: str
+    # The fiduciary's own id for the principal, if known.
+    externalId: Optional[str]
+    # The principal's email address, if known.
+    email: Optional[str]
+
+
+class ConsentStatusEntry(TypedDict):
+    consentId: str
+    noticeId: str
+    noticeVersion: int
+    purpose: str
+    status: Literal["active", "withdrawn"]
+    # Epoch ms.
+    givenAt: int
+    # Epoch ms, or null while active.
+    withdrawnAt: Optional[int]
+
+
+class ConsentStatus(TypedDict):
+    # The data principal the identifier resolved to.
+    principal: ConsentStatusPrincipal
+    # Every consent of the principal at the calling key's organisation, newest first.
+    consents: List[ConsentStatusEntry]
+
+
+class _ConsentGateVerdictRequired(TypedDict):
+    decision: Literal["allow", "deny"]
+    reason: Literal["consent_active", "consent_withdrawn"]
+    consentId: str
+
+
+class ConsentGateVerdict(_ConsentGateVerdictRequired, total=False):
+    # Id of the decision row this answer logged (the `decisionId` of the decision log); absent while
+    # decision recording is switched off. Added in 2.10.0.
+    decisionId: str
+
+
+class ConsentGateDecision(TypedDict):
+    """One immutable row of the Consent Gate decision audit log, written by `POST
+    /api/v1/consent/verify` while decision recording is on.
+    """
+
+    # Stable id for this decision row, usable as a de-duplication key when tailing the log.
+    decisionId: str
+    # The consent record the decision was made about.
+    consentId: str
+    # Which of the organisation's own service API keys asked.
+    apiKeyId: str
+    decision: Literal["allow", "deny"]
+    reason: Literal["consent_active", "consent_withdrawn"]
+    # Epoch ms the decision was made.
+    decidedAt: int
+
+
+class ConsentGateDecisionList(TypedDict):
+    decisions: List[ConsentGateDecision]
+
+
+class ConsentGateBypassAlert(TypedDict):
+    """A consent denied `denyThreshold` or more times inside the rolling `windowMs`. Derived from
+    `ConsentGateDecision` rows; nothing separate is stored.
+    """
+
+    consentId: str
+    # In-window denies against this consent.
+    denyCount: int
+    # Epoch ms of the earliest in-window deny.
+    firstDeniedAt: int
+    # Epoch ms of the most recent in-window deny.
+    lastDeniedAt: int
+
+
+class ConsentGateAlerts(TypedDict):
+    alerts: List[ConsentGateBypassAlert]
+    # The rolling window, in milliseconds, within which a deny counts toward an alert.
+    windowMs: int
+    # In-window denies against one consent that constitute an alert.
+    denyThreshold: int
+
+
+# operationId -> the type its success body has; the client methods are annotated with these.
+RESPONSE_TYPES: Dict[str, str] = {
+    "getOrgBySlug": "OrgSummary",
+    "getNoticesForOrg": "NoticeList",
+    "getNoticeById": "Notice",
+    "getBannerConfig": "BannerConfig",
+    "giveConsentAnonymous": "AnonymousConsent",
+    "brokerToken": "BrokeredToken",
+    "linkAnonymousConsent": "AnonymousConsentLink",
+    "listDsrRequestsForCurrentUser": "DsrRequestList",
+    "createDsrRequest": "DsrRequest",
+    "listGrievancesForCurrentUser": "GrievanceList",
+    "createGrievance": "Grievance",
+    "getNomination": "Optional[Nomination]",
+    "upsertNomination": "Nomination",
+    "revokeNomination": "NominationRevocation",
+    "recordConsent": "ConsentRecord",
+    "getConsent": "ConsentRecord",
+    "withdrawConsent": "ConsentRecord",
+    "getConsentStatus": "ConsentStatus",
+    "verifyConsentGate": "ConsentGateVerdict",
+    "listConsentGateDecisions": "ConsentGateDecisionList",
+    "listConsentGateBypassAlerts": "ConsentGateAlerts",
+}
+
+__all__ = [
+    "API_ERROR_CODES",
+    "ApiErrorCode",
+    "CONTRACT_VERSION",
+    "OPENAPI_DESCRIPTION_VERSION",
+    "AnonymousConsent",
+    "AnonymousConsentLink",
+    "AnonymousConsentLinkNeedsReconsentItem",
+    "BannerConfig",
+    "BrokeredToken",
+    "ConsentGateAlerts",
+    "ConsentGateBypassAlert",
+    "ConsentGateDecision",
+    "ConsentGateDecisionList",
+    "ConsentGateVerdict",
+    "ConsentRecord",
+    "ConsentStatus",
+    "ConsentStatusEntry",
+    "ConsentStatusPrincipal",
+    "DsrRequest",
+    "DsrRequestList",
+    "Grievance",
+    "GrievanceList",
+    "Nomination",
+    "NominationRevocation",
+    "Notice",
+    "NoticeItemizedPurpose",
+    "NoticeLanguageContent",
+    "NoticeList",
+    "OrgSummary",
+]

@@ -1,0 +1,7 @@
+# guard-sdk 1.1.0 shipped with contract 1.6.0; contract 1.7.0 is additive, so this is a minor
+# release (1.2.0). The major number names the contract generation, not how far the SDK moved.
+from __future__ import annotations
+
+__version__ = "1.2.0"
+
+PACKAGE_NAME = "guard-sdk"

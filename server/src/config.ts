@@ -1,6 +1,6 @@
 // Configuration is parsed and validated once, here; nothing else in the server reads process.env.
 // Every setting has one environment variable (and, for the CLI, sometimes a flag that overrides it).
-import { randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -25,6 +25,11 @@ export interface Config {
   minSdkVersions: Record<string, string>;
   /** Audit-hash HMAC keys by version; new hashes use the highest version. */
   auditKeys: Record<number, string>;
+  /**
+   * Key material for secrets Guard must read back, such as webhook endpoint secrets (encrypted at
+   * rest with AES-256-GCM under a key derived from this).
+   */
+  secretsKey: string;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +101,8 @@ function parseAuditKeys(raw: string): Record<number, string> {
 interface GeneratedSecrets {
   tokenSecret: string;
   auditKeys: Record<number, string>;
+  /** Absent in files written before it existed; added on the next start. */
+  secretsKey?: string;
 }
 
 /**
@@ -103,15 +110,25 @@ interface GeneratedSecrets {
  * `<dataDir>/secrets.json` (mode 0600) and reused on every start, so tokens and audit hashes stay
  * valid across restarts.
  */
-function loadOrCreateSecrets(dataDir: string): GeneratedSecrets {
+function loadOrCreateSecrets(dataDir: string): Required<GeneratedSecrets> {
   const file = path.join(dataDir, "secrets.json");
   if (fs.existsSync(file)) {
-    return JSON.parse(fs.readFileSync(file, "utf8")) as GeneratedSecrets;
+    const existing = JSON.parse(fs.readFileSync(file, "utf8")) as GeneratedSecrets;
+    if (!existing.secretsKey) {
+      // Older data directories predate this secret: add it, keeping every other secret as it was.
+      // Derived (not random) so two processes starting at once on one directory write the same value.
+      existing.secretsKey = Buffer.from(
+        hkdfSync("sha256", existing.tokenSecret, Buffer.alloc(0), "guard secrets key v1", 32),
+      ).toString("base64url");
+      fs.writeFileSync(file, JSON.stringify(existing, null, 2), { mode: 0o600 });
+    }
+    return { ...existing, secretsKey: existing.secretsKey };
   }
   fs.mkdirSync(dataDir, { recursive: true });
-  const secrets: GeneratedSecrets = {
+  const secrets: Required<GeneratedSecrets> = {
     tokenSecret: randomBytes(32).toString("base64url"),
     auditKeys: { 1: randomBytes(32).toString("base64url") },
+    secretsKey: randomBytes(32).toString("base64url"),
   };
   fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: "wx" });
   return secrets;
@@ -137,17 +154,23 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   if (tokenSecret !== undefined && tokenSecret.length < 32) {
     throw new ConfigError("GUARD_TOKEN_SECRET must be at least 32 characters");
   }
-  if (!tokenSecret || !auditKeys) {
+  let secretsKey = env.GUARD_SECRETS_KEY;
+  if (secretsKey !== undefined && secretsKey.length < 32) {
+    throw new ConfigError("GUARD_SECRETS_KEY must be at least 32 characters");
+  }
+  if (!tokenSecret || !auditKeys || !secretsKey) {
     if (databaseUrl) {
       // Several instances share one PostgreSQL server, so they must share these secrets too;
-      // a per-instance generated secret would make tokens valid on one instance only.
+      // a per-instance generated secret would make tokens valid on one instance only, and stored
+      // webhook secrets readable by one instance only.
       throw new ConfigError(
-        "With DATABASE_URL, set GUARD_TOKEN_SECRET (32+ characters) and GUARD_AUDIT_HASH_KEYS (1:<secret>) so every instance shares them",
+        "With DATABASE_URL, set GUARD_TOKEN_SECRET (32+ characters), GUARD_AUDIT_HASH_KEYS (1:<secret>) and GUARD_SECRETS_KEY (32+ characters) so every instance shares them",
       );
     }
     const generated = loadOrCreateSecrets(dataDir);
     tokenSecret ||= generated.tokenSecret;
     auditKeys ??= generated.auditKeys;
+    secretsKey ||= generated.secretsKey;
   }
 
   return {
@@ -164,6 +187,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     bodyLimitBytes: integer(env, "GUARD_BODY_LIMIT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
     minSdkVersions: parseSdkFloors(env.GUARD_MIN_SDK_VERSIONS),
     auditKeys,
+    secretsKey,
   };
 }
 
@@ -183,6 +207,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     bodyLimitBytes: 1024 * 1024,
     minSdkVersions: {},
     auditKeys: { 1: "test-audit-secret-test-audit-secret-0123456789" },
+    secretsKey: "test-secrets-key-test-secrets-key-0123456789",
     ...overrides,
   };
 }

@@ -2,8 +2,23 @@
 // the served OpenAPI document advertises exactly the operations registered.
 import { accountRoutes } from "./accounts/routes.js";
 import { bannerRoutes } from "./banner/routes.js";
+import { capabilityRoutes } from "./capabilities/routes.js";
+import { consentRoutes } from "./consent/routes.js";
+import { gateRoutes } from "./gate/routes.js";
 import type { RouteModule } from "./http/app.js";
 import { noticeRoutes } from "./notices/routes.js";
+import { rightsRoutes } from "./rights/routes.js";
 import { systemRoutes } from "./system/routes.js";
+import { webhookRoutes } from "./webhooks/routes.js";
 
-export const ROUTE_MODULES: RouteModule[] = [systemRoutes, accountRoutes, noticeRoutes, bannerRoutes];
+export const ROUTE_MODULES: RouteModule[] = [
+  systemRoutes,
+  accountRoutes,
+  noticeRoutes,
+  bannerRoutes,
+  webhookRoutes,
+  rightsRoutes,
+  consentRoutes,
+  gateRoutes,
+  capabilityRoutes,
+];

@@ -6,7 +6,10 @@ import { openDatabase, type Database } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
 import { buildApp } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
+import { startRightsClockSweep } from "./rights/clocks.js";
 import { ROUTE_MODULES } from "./routes.js";
+import { SecretBox } from "./webhooks/secret-box.js";
+import { WebhookWorker } from "./webhooks/worker.js";
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -32,6 +35,20 @@ export async function startServer(
     await migrate(db, clock.now());
     const app = await buildApp({ config, db, clock, routes: ROUTE_MODULES });
     const address = await app.listen({ host: config.host, port: config.port });
+    // Every instance runs a delivery worker; they share the queue safely (webhooks/worker.ts).
+    const webhookWorker = new WebhookWorker({
+      db,
+      clock,
+      secrets: new SecretBox(config.secretsKey),
+      log: app.log,
+    });
+    webhookWorker.start();
+    // Raises dsr/grievance due_soon and overdue events; instances share the work (rights/clocks.ts).
+    const rightsClockSweep = startRightsClockSweep({
+      db,
+      clock,
+      onError: (error) => app.log.error({ err: error }, "rights clock sweep failed"),
+    });
     let stopping: Promise<void> | undefined;
     const server: RunningServer = {
       app,
@@ -39,6 +56,8 @@ export async function startServer(
       url: address.replace("[::1]", "localhost"),
       stop: () => {
         stopping ??= (async () => {
+          await rightsClockSweep.stop();
+          await webhookWorker.stop();
           await app.close();
           await db.close();
         })();

@@ -40,6 +40,7 @@ export async function createCliEnvironment(): Promise<CliEnvironment> {
     env.DATABASE_URL = created.url;
     env.GUARD_TOKEN_SECRET = "cli-test-token-secret-cli-test-token-secret";
     env.GUARD_AUDIT_HASH_KEYS = "1:cli-test-audit-secret-cli-test-audit-secret";
+    env.GUARD_SECRETS_KEY = "cli-test-secrets-key-cli-test-secrets-key";
     dropDatabase = created.drop;
   }
   const baseEnv = () => {

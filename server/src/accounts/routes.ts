@@ -12,7 +12,7 @@ import { enforceRateLimit } from "../http/rate-limit.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
 import { findOrganizationBySlug } from "./organizations.js";
 import { mintPrincipalToken } from "./principal-tokens.js";
-import { ensurePrincipal } from "./principals.js";
+import { ensurePrincipal, setPrincipalEmail } from "./principals.js";
 import { checkStaffCredentials, normaliseEmail } from "./staff.js";
 import { endStaffSession, SESSION_COOKIE, startStaffSession } from "./staff-sessions.js";
 
@@ -139,13 +139,15 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
     operationId: "brokerToken",
     handler: async (request) => {
       const service = serviceOf(request);
-      const { externalId } = request.body as { externalId: string };
+      const { externalId, email } = request.body as { externalId: string; email?: string };
       const now = clock.now();
       const { principalId } = await ensurePrincipal(
         db,
         { organizationId: service.organizationId, externalId },
         now,
       );
+      if (email !== undefined)
+        await setPrincipalEmail(db, { organizationId: service.organizationId, principalId, email });
       const token = await mintPrincipalToken(
         config,
         { organizationId: service.organizationId, principalId, externalId },

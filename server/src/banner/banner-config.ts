@@ -90,7 +90,10 @@ export async function resolveBannerConfig(
   return row && { bannerSettings: row.settings, configVersion: row.config_version };
 }
 
-/** Replaces the settings of a scope, bumping its configVersion (never a re-consent trigger). */
+/**
+ * Replaces the settings of a scope, bumping its configVersion (never a re-consent trigger) when
+ * they differ from what it has.
+ */
 export async function saveBannerSettings(
   db: Queryable,
   organizationId: string,
@@ -113,8 +116,15 @@ export async function saveBannerSettings(
        $5)
      ON CONFLICT (organization_id, scope, scope_value)
      DO UPDATE SET settings = EXCLUDED.settings, config_version = banner_configs.config_version + 1, updated_at = EXCLUDED.updated_at
+       WHERE banner_configs.settings IS DISTINCT FROM EXCLUDED.settings
      RETURNING config_version`,
     [organizationId, kind, value, JSON.stringify(settings), now],
   );
-  return { bannerSettings: settings, configVersion: rows[0]!.config_version };
+  if (rows[0]) return { bannerSettings: settings, configVersion: rows[0].config_version };
+  // Saving the settings a scope already has (a retried save) changes nothing, version included.
+  const [current] = await db.query<{ config_version: number }>(
+    "SELECT config_version FROM banner_configs WHERE organization_id = $1 AND scope = $2 AND scope_value = $3",
+    [organizationId, kind, value],
+  );
+  return { bannerSettings: settings, configVersion: current!.config_version };
 }

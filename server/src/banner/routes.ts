@@ -1,30 +1,283 @@
+// Banner and widget routes. Public: the banner configuration of a scope and the widget's one config
+// call. Staff (the session's organisation; any role reads, admin and dpo write): banner settings per
+// scope, registered domains and apps, and domain groups.
 import { findOrganizationById } from "../accounts/organizations.js";
-import type { RouteModule } from "../http/app.js";
-import { notFound } from "../http/errors.js";
-import { resolveBannerConfig, type BannerScope } from "./banner-config.js";
+import { staffOf } from "../accounts/routes.js";
+import type { AppContext, RouteModule, RouteSpec } from "../http/app.js";
+import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { normaliseDomain, resolveBannerConfig, type BannerScope } from "./banner-config.js";
+import {
+  createDomainGroupIn,
+  deleteDomainGroup,
+  DomainGroupInputError,
+  DomainGroupNameTakenError,
+  getDomainGroup,
+  listDomainGroups,
+  resolveWidgetConfig,
+  updateDomainGroup,
+  type DomainGroupInput,
+} from "./domain-groups.js";
+import { bannerSettingsProblem } from "./settings.js";
+import {
+  addApp,
+  addDomain,
+  listApps,
+  listDomains,
+  listScopeSettings,
+  removeApp,
+  removeDomain,
+  removeScopeSettings,
+  saveScopeSettings,
+} from "./staff-config.js";
 
-export const bannerRoutes: RouteModule = ({ db }) => [
-  {
-    operationId: "getBannerConfig",
-    handler: async (request) => {
-      const { orgId } = request.params as { orgId: string };
-      const { domain, appId } = request.query as { domain?: string; appId?: string };
-      if (!(await findOrganizationById(db, orgId))) throw notFound("No such organisation");
-      // Both given: the web scope wins (documented in the contract).
-      const scope: BannerScope =
-        domain !== undefined
-          ? { kind: "domain", domain }
-          : appId !== undefined
-            ? { kind: "app", appId }
-            : { kind: "default" };
-      const config = await resolveBannerConfig(db, orgId, scope);
-      if (!config)
-        throw notFound(
-          scope.kind === "app"
-            ? "This app is not registered to the organisation"
-            : "This domain is not registered to the organisation",
-        );
-      return config;
+const WRITERS = ["admin", "dpo"] as const;
+
+/** A `{domain}` path parameter as a registered-domain key, or 400 naming it. */
+function hostParam(request: { params: unknown }): string {
+  const { domain } = request.params as { domain: string };
+  const host = normaliseDomain(domain);
+  if (!host) throw validationError("domain", "domain is not a hostname (no scheme, port or path)");
+  return host;
+}
+
+const appParam = (request: { params: unknown }) => (request.params as { appId: string }).appId;
+
+/** The checked `bannerSettings` of a request body. */
+function settingsFromBody(body: unknown): Record<string, unknown> {
+  const settings = (body as { bannerSettings: Record<string, unknown> }).bannerSettings;
+  const problem = bannerSettingsProblem(settings);
+  if (problem) throw validationError(problem.field, problem.message);
+  return settings;
+}
+
+function groupInputFromBody(body: unknown): DomainGroupInput {
+  const raw = body as {
+    name: string;
+    domains?: string[];
+    noticeId?: string;
+    bannerSettings?: Record<string, unknown>;
+  };
+  const name = raw.name.trim();
+  if (name === "") throw validationError("name", "name must not be blank");
+  let bannerSettings: Record<string, unknown> | null = null;
+  if (raw.bannerSettings !== undefined) {
+    const problem = bannerSettingsProblem(raw.bannerSettings);
+    if (problem) throw validationError(problem.field, problem.message);
+    bannerSettings = raw.bannerSettings;
+  }
+  return { name, domains: raw.domains ?? [], noticeId: raw.noticeId ?? null, bannerSettings };
+}
+
+async function asApi<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DomainGroupInputError) throw validationError(error.field, error.message);
+    if (error instanceof DomainGroupNameTakenError) throw new ApiFailure("CONFLICT", error.message);
+    throw error;
+  }
+}
+
+function publicRoutes({ db }: AppContext): RouteSpec[] {
+  return [
+    {
+      operationId: "getBannerConfig",
+      handler: async (request) => {
+        const { orgId } = request.params as { orgId: string };
+        const { domain, appId } = request.query as { domain?: string; appId?: string };
+        if (!(await findOrganizationById(db, orgId))) throw notFound("No such organisation");
+        // Both given: the web scope wins (documented in the contract).
+        const scope: BannerScope =
+          domain !== undefined
+            ? { kind: "domain", domain }
+            : appId !== undefined
+              ? { kind: "app", appId }
+              : { kind: "default" };
+        const config = await resolveBannerConfig(db, orgId, scope);
+        if (!config)
+          throw notFound(
+            scope.kind === "app"
+              ? "This app is not registered to the organisation"
+              : "This domain is not registered to the organisation",
+          );
+        return config;
+      },
     },
-  },
-];
+    {
+      operationId: "getWidgetConfig",
+      handler: async (request) => {
+        const { id, domain } = request.query as { id: string; domain: string };
+        const config = await resolveWidgetConfig(db, id, domain);
+        if (!config)
+          throw notFound("No domain group with this id serves this domain, or it has no published notice");
+        const { notice } = config;
+        return {
+          organizationId: config.organizationId,
+          noticeId: notice.noticeId,
+          noticeVersion: notice.version,
+          notice: { content: notice.content, itemized: notice.itemized, languages: notice.languages },
+          ...(config.bannerSettings
+            ? { bannerSettings: config.bannerSettings, configVersion: config.configVersion }
+            : {}),
+        };
+      },
+    },
+  ];
+}
+
+function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
+  const org = (request: Parameters<typeof staffOf>[0]) => staffOf(request).organizationId;
+  return [
+    {
+      operationId: "listBannerSettings",
+      handler: async (request) => ({ bannerSettings: await listScopeSettings(db, org(request)) }),
+    },
+    {
+      operationId: "saveDefaultBannerSettings",
+      roles: WRITERS,
+      handler: async (request) => {
+        const saved = await saveScopeSettings(
+          db,
+          org(request),
+          { kind: "default" },
+          settingsFromBody(request.body),
+          clock.now(),
+        );
+        return saved!;
+      },
+    },
+    {
+      operationId: "listRegisteredDomains",
+      handler: async (request) => ({ domains: await listDomains(db, org(request)) }),
+    },
+    {
+      operationId: "registerDomain",
+      roles: WRITERS,
+      handler: async (request) => addDomain(db, org(request), hostParam(request), clock.now()),
+    },
+    {
+      operationId: "removeRegisteredDomain",
+      roles: WRITERS,
+      handler: async (request) => ({
+        removed: await removeDomain(db, org(request), hostParam(request), clock.now()),
+      }),
+    },
+    {
+      operationId: "saveDomainBannerSettings",
+      roles: WRITERS,
+      handler: async (request) => {
+        const scope = { kind: "domain", domain: hostParam(request) } as const;
+        const saved = await saveScopeSettings(
+          db,
+          org(request),
+          scope,
+          settingsFromBody(request.body),
+          clock.now(),
+        );
+        if (!saved) throw notFound("This domain is not registered to the organisation");
+        return saved;
+      },
+    },
+    {
+      operationId: "removeDomainBannerSettings",
+      roles: WRITERS,
+      handler: async (request) => ({
+        removed: await removeScopeSettings(
+          db,
+          org(request),
+          { kind: "domain", domain: hostParam(request) },
+          clock.now(),
+        ),
+      }),
+    },
+    {
+      operationId: "listRegisteredApps",
+      handler: async (request) => ({ apps: await listApps(db, org(request)) }),
+    },
+    {
+      operationId: "registerApp",
+      roles: WRITERS,
+      handler: async (request) => addApp(db, org(request), appParam(request), clock.now()),
+    },
+    {
+      operationId: "removeRegisteredApp",
+      roles: WRITERS,
+      handler: async (request) => ({
+        removed: await removeApp(db, org(request), appParam(request), clock.now()),
+      }),
+    },
+    {
+      operationId: "saveAppBannerSettings",
+      roles: WRITERS,
+      handler: async (request) => {
+        const scope = { kind: "app", appId: appParam(request) } as const;
+        const saved = await saveScopeSettings(
+          db,
+          org(request),
+          scope,
+          settingsFromBody(request.body),
+          clock.now(),
+        );
+        if (!saved) throw notFound("This app is not registered to the organisation");
+        return saved;
+      },
+    },
+    {
+      operationId: "removeAppBannerSettings",
+      roles: WRITERS,
+      handler: async (request) => ({
+        removed: await removeScopeSettings(
+          db,
+          org(request),
+          { kind: "app", appId: appParam(request) },
+          clock.now(),
+        ),
+      }),
+    },
+    {
+      operationId: "listDomainGroups",
+      handler: async (request) => ({ domainGroups: await listDomainGroups(db, org(request)) }),
+    },
+    {
+      operationId: "createDomainGroup",
+      roles: WRITERS,
+      idempotency: true,
+      handler: async (request, _reply, { write }) => {
+        const input = groupInputFromBody(request.body);
+        return asApi(() => write((tx) => createDomainGroupIn(tx, org(request), input, clock.now())));
+      },
+    },
+    {
+      operationId: "getDomainGroup",
+      handler: async (request) => {
+        const { domainGroupId } = request.params as { domainGroupId: string };
+        const group = await getDomainGroup(db, org(request), domainGroupId);
+        if (!group) throw notFound("No such domain group in this organisation");
+        return group;
+      },
+    },
+    {
+      operationId: "updateDomainGroup",
+      roles: WRITERS,
+      handler: async (request) => {
+        const { domainGroupId } = request.params as { domainGroupId: string };
+        const input = groupInputFromBody(request.body);
+        const group = await asApi(() =>
+          updateDomainGroup(db, org(request), domainGroupId, input, clock.now()),
+        );
+        if (!group) throw notFound("No such domain group in this organisation");
+        return group;
+      },
+    },
+    {
+      operationId: "deleteDomainGroup",
+      roles: WRITERS,
+      handler: async (request) => {
+        const { domainGroupId } = request.params as { domainGroupId: string };
+        return { deleted: await deleteDomainGroup(db, org(request), domainGroupId) };
+      },
+    },
+  ];
+}
+
+export const bannerRoutes: RouteModule = (ctx) => [...publicRoutes(ctx), ...staffRoutes(ctx)];

@@ -6,6 +6,10 @@ import { CliError, createOutput } from "./io.js";
 import { registerServeCommands } from "./commands/serve.js";
 import { registerAccountCommands } from "./commands/accounts.js";
 import { registerNoticeCommands } from "./commands/notices.js";
+import { registerRightsCommands } from "./commands/rights.js";
+import { registerWebhookCommands } from "./commands/webhooks.js";
+import { registerAuditCommands } from "./commands/audit.js";
+import { registerParentalCommands } from "./commands/parental.js";
 
 /** Runs `action` with a context built from the global options, closing the database afterwards. */
 export type RunAction = <A extends unknown[]>(
@@ -36,6 +40,10 @@ export function buildProgram(): Command {
   registerServeCommands(program, run);
   registerAccountCommands(program, run);
   registerNoticeCommands(program, run);
+  registerRightsCommands(program, run);
+  registerWebhookCommands(program, run);
+  registerAuditCommands(program, run);
+  registerParentalCommands(program, run);
   return program;
 }
 

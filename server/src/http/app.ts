@@ -7,12 +7,20 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { systemClock, type Clock } from "../lib/clock.js";
+import { capabilityForOperation, type CapabilityName } from "../capabilities/capabilities.js";
+import { assertCapabilityResolvable, enforceCapability } from "../capabilities/enforce.js";
 import { authenticate } from "./auth.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
 import type { Credential, StaffRole } from "./credentials.js";
 import { ApiFailure, forbidden, type ErrorBody } from "./errors.js";
 import { registerApiReference } from "./docs.js";
 import { errorToApiFailure } from "./error-mapping.js";
+import {
+  assertIdempotencySupported,
+  invokeHandler,
+  type HandlerTools,
+  type IdempotencyOption,
+} from "./idempotency.js";
 import { registerJsonBodyParser } from "./json-body.js";
 import { createResponseChecker, createValidatorCompiler } from "./validation.js";
 import { sdkFloorHook } from "./sdk-floor.js";
@@ -36,8 +44,21 @@ export interface RouteSpec {
   operationId: string;
   /** Staff roles allowed (staff-session routes); all roles when absent. */
   roles?: readonly StaffRole[];
-  /** Returns the response body; the status is the operation's first declared 2xx unless set on reply. */
-  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /**
+   * The capability whose switching off makes this route 404. Defaults to the operation's entry in
+   * capabilities/capabilities.ts, so route modules need not set it.
+   */
+  capability?: CapabilityName;
+  /**
+   * Honour `Idempotency-Key` (http/idempotency.ts); the handler then does its writes through
+   * `tools.write` and returns what it resolved to.
+   */
+  idempotency?: IdempotencyOption;
+  /**
+   * Returns the response body; the status is the operation's first declared 2xx unless set on reply.
+   * `tools.write(tx => ...)` runs a write in one transaction (and records an idempotent answer).
+   */
+  handler: (request: FastifyRequest, reply: FastifyReply, tools: HandlerTools) => Promise<unknown>;
 }
 
 export type RouteModule = (ctx: AppContext) => RouteSpec[];
@@ -166,6 +187,9 @@ function registerOperation(
 ): void {
   const op = contractOperation(spec.operationId);
   const successStatus = Number(Object.keys(op.schema.response).find((s) => s.startsWith("2")) ?? 200);
+  const capability = spec.capability ?? capabilityForOperation(spec.operationId);
+  if (capability) assertCapabilityResolvable(op.operationId, op.security.length === 0);
+  assertIdempotencySupported(spec, op);
   app.route({
     method: op.method,
     url: op.routePath,
@@ -181,9 +205,12 @@ function registerOperation(
         }
         request.credential = credential;
       }
+      // After authentication (so the organisation is the credential's) and before validation, so
+      // a switched-off route answers 404 as if absent, not a 400 about its input.
+      if (capability) await enforceCapability(request, ctx.db, op.operationId, capability);
     },
     handler: async (request, reply) => {
-      const result = await spec.handler(request, reply);
+      const result = await invokeHandler(ctx, spec, successStatus, request, reply);
       if (reply.sent) return reply;
       if (reply.statusCode === 200 && successStatus !== 200) reply.code(successStatus);
       if (responseChecker)

@@ -1,6 +1,7 @@
 // Notices as versioned, immutable evidence. A published version is never edited: publishing
 // changed content makes version n+1 and marks version n superseded, in one transaction. Publishing
-// identical content again is a no-op that returns the current version.
+// identical content again is a no-op that returns the current version. Staff drafts, preview,
+// publication from a draft and archiving are in lifecycle.ts.
 import { createHash } from "node:crypto";
 import type { Database, Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
@@ -9,6 +10,11 @@ import { isNoticeLanguage } from "./languages.js";
 export interface NoticeItemizedPurpose {
   purpose: string;
   personalDataDescription: string;
+  /**
+   * Whether the purpose is tracking, behavioural monitoring or targeted advertising (DPDP s.9(3));
+   * when absent the consent domain judges by the purpose's label.
+   */
+  tracking?: boolean;
 }
 
 export interface NoticeLanguageContent {
@@ -50,6 +56,20 @@ export class NoticeValidationError extends Error {
 }
 
 const TEXT_FIELDS = ["title", "body", "withdrawal", "rights", "complaint"] as const;
+export type NoticeTextField = (typeof TEXT_FIELDS)[number];
+const TEXT_LIMITS: Record<NoticeTextField, number> = {
+  title: 500,
+  body: 100_000,
+  withdrawal: 20_000,
+  rights: 20_000,
+  complaint: 20_000,
+};
+
+/** A draft's content: like a notice, but any part may still be missing (drafts may be incomplete). */
+export interface NoticeDraftContent {
+  itemized: NoticeItemizedPurpose[];
+  content: Record<string, Partial<NoticeLanguageContent>>;
+}
 
 function requireText(value: unknown, field: string, max: number): string {
   if (typeof value !== "string" || value.trim() === "")
@@ -58,21 +78,21 @@ function requireText(value: unknown, field: string, max: number): string {
   return value;
 }
 
-/** Checks a notice from a file or request; returns it normalised (only known fields kept). */
-export function parseNoticeDraft(input: unknown): NoticeDraft {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new NoticeValidationError("notice", "must be a JSON object with itemized and content");
-  }
-  const raw = input as Record<string, unknown>;
-  const key = raw.key === undefined ? "default" : requireText(raw.key, "key", 64);
+function parseKey(value: unknown): string {
+  const key = value === undefined ? "default" : requireText(value, "key", 64);
   if (!/^[a-z0-9][a-z0-9-]*$/.test(key))
     throw new NoticeValidationError("key", "lowercase letters, digits and hyphens");
-  if (!Array.isArray(raw.itemized) || raw.itemized.length === 0) {
+  return key;
+}
+
+function parseItemized(value: unknown, partial: boolean): NoticeItemizedPurpose[] {
+  if (partial && value === undefined) return [];
+  if (!Array.isArray(value) || (!partial && value.length === 0)) {
     throw new NoticeValidationError("itemized", "must list at least one purpose");
   }
-  if (raw.itemized.length > 100) throw new NoticeValidationError("itemized", "at most 100 purposes");
+  if (value.length > 100) throw new NoticeValidationError("itemized", "at most 100 purposes");
   const seen = new Set<string>();
-  const itemized = raw.itemized.map((item: unknown, i) => {
+  return value.map((item: unknown, i) => {
     const entry = (item ?? {}) as Record<string, unknown>;
     const purpose = requireText(entry.purpose, `itemized[${i}].purpose`, 200);
     // The purpose is part of the audit hash, whose fields are joined with `|`.
@@ -86,43 +106,133 @@ export function parseNoticeDraft(input: unknown): NoticeDraft {
       `itemized[${i}].personalDataDescription`,
       2000,
     );
-    return { purpose, personalDataDescription };
+    if (entry.tracking === undefined) return { purpose, personalDataDescription };
+    if (typeof entry.tracking !== "boolean")
+      throw new NoticeValidationError(`itemized[${i}].tracking`, "must be true or false");
+    return { purpose, personalDataDescription, tracking: entry.tracking };
   });
-  if (typeof raw.content !== "object" || raw.content === null || Array.isArray(raw.content)) {
+}
+
+function parseContent(value: unknown, partial: boolean): Record<string, Partial<NoticeLanguageContent>> {
+  if (partial && value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new NoticeValidationError("content", "must map language codes to { title, body }");
   }
-  const content: Record<string, NoticeLanguageContent> = {};
-  for (const [language, value] of Object.entries(raw.content as Record<string, unknown>)) {
+  const content: Record<string, Partial<NoticeLanguageContent>> = {};
+  for (const [language, raw] of Object.entries(value as Record<string, unknown>)) {
     if (!isNoticeLanguage(language)) {
       throw new NoticeValidationError(
         `content.${language}`,
         "not English or an Eighth Schedule language code",
       );
     }
-    const text = (value ?? {}) as Record<string, unknown>;
-    const entry: NoticeLanguageContent = {
-      title: requireText(text.title, `content.${language}.title`, 500),
-      body: requireText(text.body, `content.${language}.body`, 100_000),
-    };
-    for (const field of TEXT_FIELDS.slice(2)) {
-      if (text[field] !== undefined)
-        entry[field] = requireText(text[field], `content.${language}.${field}`, 20_000);
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+      throw new NoticeValidationError(`content.${language}`, "must be an object of texts");
+    const text = raw as Record<string, unknown>;
+    const entry: Partial<NoticeLanguageContent> = {};
+    for (const field of TEXT_FIELDS) {
+      // A published notice always has a title and body; a draft may be filled in piece by piece.
+      const required = !partial && (field === "title" || field === "body");
+      if (text[field] !== undefined || required)
+        entry[field] = requireText(text[field], `content.${language}.${field}`, TEXT_LIMITS[field]);
     }
     content[language] = entry;
   }
-  if (Object.keys(content).length === 0)
+  if (!partial && Object.keys(content).length === 0)
     throw new NoticeValidationError("content", "must have at least one language");
+  return content;
+}
+
+/** Checks a notice from a file or request; returns it normalised (only known fields kept). */
+export function parseNoticeDraft(input: unknown): NoticeDraft {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new NoticeValidationError("notice", "must be a JSON object with itemized and content");
+  }
+  const raw = input as Record<string, unknown>;
+  const key = parseKey(raw.key);
+  const itemized = parseItemized(raw.itemized, false);
+  const content = parseContent(raw.content, false) as Record<string, NoticeLanguageContent>;
   return { key, itemized, content };
 }
 
-function contentHash(draft: NoticeDraft): string {
-  // Key order is fixed by parseNoticeDraft, and languages are hashed in sorted order.
+/** Checks a staff draft: the same rules on what is there, but nothing is required yet. */
+export function parseDraftContent(input: { itemized?: unknown; content?: unknown }): NoticeDraftContent {
+  return { itemized: parseItemized(input.itemized, true), content: parseContent(input.content, true) };
+}
+
+/** Parses a notice key (`default` when absent). */
+export function parseNoticeKey(value: unknown): string {
+  return parseKey(value);
+}
+
+export interface NoticeProblem {
+  field: string;
+  message: string;
+}
+
+// DPDP Rules, Rule 3: the notice itemises the personal data and purposes, and gives the means to
+// withdraw consent, to exercise the principal's rights and to complain to the Board, in every
+// language it is offered in.
+const RULE_3_TEXTS: Record<Exclude<NoticeTextField, "title" | "body">, string> = {
+  withdrawal: "how to withdraw consent",
+  rights: "how to exercise the principal's rights",
+  complaint: "how to complain to the Data Protection Board",
+};
+
+/** What still stops a draft from being published, in field order; empty when it is complete. */
+export function noticeProblems(draft: NoticeDraftContent): NoticeProblem[] {
+  const problems: NoticeProblem[] = [];
+  if (draft.itemized.length === 0)
+    problems.push({
+      field: "itemized",
+      message: "itemized must list at least one purpose with the personal data it uses",
+    });
+  const languages = Object.keys(draft.content);
+  if (languages.length === 0)
+    problems.push({ field: "content", message: "content must have at least one language" });
+  for (const language of languages) {
+    const text = draft.content[language] ?? {};
+    for (const field of TEXT_FIELDS) {
+      if (text[field] !== undefined) continue;
+      const what = field in RULE_3_TEXTS ? RULE_3_TEXTS[field as keyof typeof RULE_3_TEXTS] : field;
+      problems.push({
+        field: `content.${language}.${field}`,
+        message: `content.${language}.${field} is required to publish (${what})`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** A notice's content once every Rule 3 text is there. */
+export type CompleteNoticeContent = Omit<NoticeDraft, "key">;
+
+/** Throws the first completeness problem as a NoticeValidationError. */
+export function assertPublishable(draft: NoticeDraftContent): asserts draft is CompleteNoticeContent {
+  const [first] = noticeProblems(draft);
+  if (first) throw new NoticeValidationError(first.field, first.message.replace(`${first.field} `, ""));
+}
+
+export function contentHash(draft: NoticeDraftContent): string {
+  // Field order is fixed here (JSONB does not keep it), and languages are hashed in sorted order,
+  // so the same texts always hash alike however they were stored or sent.
   const languages = Object.keys(draft.content).sort();
   const canonical = JSON.stringify({
-    itemized: draft.itemized,
-    content: languages.map((l) => [l, draft.content[l]]),
+    // `tracking` is left out when absent, so notices without it hash as they always did.
+    itemized: draft.itemized.map((p) => ({
+      purpose: p.purpose,
+      personalDataDescription: p.personalDataDescription,
+      tracking: p.tracking,
+    })),
+    content: languages.map((l) => [l, inTextFieldOrder(draft.content[l] ?? {})]),
   });
   return createHash("sha256").update(canonical).digest("hex");
+}
+
+function inTextFieldOrder(text: Partial<NoticeLanguageContent>): Partial<NoticeLanguageContent> {
+  const ordered: Partial<NoticeLanguageContent> = {};
+  for (const field of TEXT_FIELDS) if (text[field] !== undefined) ordered[field] = text[field];
+  return ordered;
 }
 
 type VersionRow = {
@@ -139,25 +249,96 @@ type VersionRow = {
 const VERSION_COLUMNS =
   "v.notice_id, v.organization_id, v.version, v.status, v.itemized, v.content, v.languages, v.published_at";
 
+/** JSONB keeps no key order, so content is rebuilt in the stored language order and field order. */
+export function inDisplayOrder<T extends Partial<NoticeLanguageContent>>(
+  content: Record<string, T>,
+  languages: readonly string[],
+): Record<string, T> {
+  const ordered: Record<string, T> = {};
+  for (const language of [...languages, ...Object.keys(content)]) {
+    const text = content[language];
+    if (text !== undefined && !(language in ordered)) ordered[language] = inTextFieldOrder(text) as T;
+  }
+  return ordered;
+}
+
 const toVersion = (row: VersionRow): NoticeVersion => ({
   noticeId: row.notice_id,
   organizationId: row.organization_id,
   version: row.version,
   status: row.status,
   itemized: row.itemized,
-  content: row.content,
+  content: inDisplayOrder(row.content, row.languages),
   languages: row.languages,
   publishedAt: row.published_at,
 });
 
-/** Publishes `draft` as the notice's next version (or returns the current one when unchanged). */
+export interface PublishResult {
+  noticeId: string;
+  version: number;
+  created: boolean;
+}
+
+/**
+ * Appends `content` as the next published version of a notice whose row the caller holds locked
+ * (`FOR UPDATE` on notices), superseding the published one; a no-op returning the current version
+ * when the published version already has this content. Completeness is the caller's concern.
+ */
+export async function appendPublishedVersion(
+  tx: Queryable,
+  organizationId: string,
+  noticeId: string,
+  content: CompleteNoticeContent,
+  now: number,
+  publishedBy: string | null,
+): Promise<PublishResult> {
+  const hash = contentHash(content);
+  const [latest] = await tx.query<{ version: number; status: NoticeStatus; content_hash: string }>(
+    `SELECT version, status, content_hash FROM notice_versions
+      WHERE organization_id = $1 AND notice_id = $2 ORDER BY version DESC LIMIT 1`,
+    [organizationId, noticeId],
+  );
+  if (latest && latest.status === "published" && latest.content_hash === hash) {
+    return { noticeId, version: latest.version, created: false };
+  }
+  const version = (latest?.version ?? 0) + 1;
+  await tx.query(
+    `UPDATE notice_versions SET status = 'superseded', superseded_at = $3
+      WHERE organization_id = $1 AND notice_id = $2 AND status = 'published'`,
+    [organizationId, noticeId, now],
+  );
+  await tx.query(
+    `INSERT INTO notice_versions
+       (organization_id, notice_id, version, status, itemized, content, languages, content_hash, created_at, published_at, published_by)
+     VALUES ($1, $2, $3, 'published', $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $8, $9)`,
+    [
+      organizationId,
+      noticeId,
+      version,
+      JSON.stringify(content.itemized),
+      JSON.stringify(content.content),
+      JSON.stringify(Object.keys(content.content)),
+      hash,
+      now,
+      publishedBy,
+    ],
+  );
+  return { noticeId, version, created: true };
+}
+
+/**
+ * Publishes `draft` as the next version of the notice with its key (creating the notice on first
+ * use), or returns the current version when unchanged. This is the versioning primitive; it does
+ * not check Rule 3 completeness, which `guard notice publish` and the staff routes do first
+ * (`assertPublishable`).
+ */
 export async function publishNotice(
   db: Database,
   organizationId: string,
   draft: NoticeDraft,
   now: number,
-): Promise<{ noticeId: string; version: number; created: boolean }> {
-  const hash = contentHash(draft);
+  options: { publishedBy?: string | null } = {},
+): Promise<PublishResult> {
   return db.transaction(async (tx) => {
     await tx.query(
       `INSERT INTO notices (organization_id, notice_id, notice_key, created_at) VALUES ($1, $2, $3, $4)
@@ -169,37 +350,14 @@ export async function publishNotice(
       "SELECT notice_id FROM notices WHERE organization_id = $1 AND notice_key = $2 FOR UPDATE",
       [organizationId, draft.key],
     );
-    const noticeId = notice!.notice_id;
-    const [latest] = await tx.query<{ version: number; status: NoticeStatus; content_hash: string }>(
-      `SELECT version, status, content_hash FROM notice_versions
-        WHERE organization_id = $1 AND notice_id = $2 ORDER BY version DESC LIMIT 1`,
-      [organizationId, noticeId],
+    return appendPublishedVersion(
+      tx,
+      organizationId,
+      notice!.notice_id,
+      draft,
+      now,
+      options.publishedBy ?? null,
     );
-    if (latest && latest.status === "published" && latest.content_hash === hash) {
-      return { noticeId, version: latest.version, created: false };
-    }
-    const version = (latest?.version ?? 0) + 1;
-    await tx.query(
-      `UPDATE notice_versions SET status = 'superseded'
-        WHERE organization_id = $1 AND notice_id = $2 AND status = 'published'`,
-      [organizationId, noticeId],
-    );
-    await tx.query(
-      `INSERT INTO notice_versions
-         (organization_id, notice_id, version, status, itemized, content, languages, content_hash, created_at, published_at)
-       VALUES ($1, $2, $3, 'published', $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $8)`,
-      [
-        organizationId,
-        noticeId,
-        version,
-        JSON.stringify(draft.itemized),
-        JSON.stringify(draft.content),
-        JSON.stringify(Object.keys(draft.content)),
-        hash,
-        now,
-      ],
-    );
-    return { noticeId, version, created: true };
   });
 }
 
@@ -213,6 +371,28 @@ export async function findPublishedNotice(
        JOIN notice_versions v ON v.organization_id = n.organization_id AND v.notice_id = n.notice_id
       WHERE n.notice_id = $1 AND v.status = 'published'`,
     [noticeId],
+  );
+  return rows[0] && toVersion(rows[0]);
+}
+
+/** The organisation's default notice is the one with this key (what `guard notice publish` uses by default). */
+export const DEFAULT_NOTICE_KEY = "default";
+
+/**
+ * The published version of `preferredNoticeId` (a notice of this organisation) if it has one, else
+ * the published version of the organisation's default notice; undefined when neither resolves.
+ */
+export async function findPublishedNoticeOrDefault(
+  db: Queryable,
+  organizationId: string,
+  preferredNoticeId: string | null,
+): Promise<NoticeVersion | undefined> {
+  const rows = await db.query<VersionRow>(
+    `SELECT ${VERSION_COLUMNS} FROM notices n
+       JOIN notice_versions v ON v.organization_id = n.organization_id AND v.notice_id = n.notice_id
+      WHERE n.organization_id = $1 AND v.status = 'published' AND (n.notice_id = $2 OR n.notice_key = $3)
+      ORDER BY (n.notice_id = $2) DESC LIMIT 1`,
+    [organizationId, preferredNoticeId ?? "", DEFAULT_NOTICE_KEY],
   );
   return rows[0] && toVersion(rows[0]);
 }

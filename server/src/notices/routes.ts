@@ -1,10 +1,108 @@
-// Public notice reads: published notices only; drafts and other organisations' notices are 404.
+// Notice routes. Public reads serve published versions only (drafts, archived notices and other
+// organisations' notices are 404). Staff routes run the lifecycle in lifecycle.ts for the
+// session's organisation: any role reads, admin and dpo write.
 import { findOrganizationById } from "../accounts/organizations.js";
+import { staffOf } from "../accounts/routes.js";
 import type { RouteModule } from "../http/app.js";
-import { notFound } from "../http/errors.js";
-import { findPublishedNotice, listPublishedNotices, noticeBody } from "./notices.js";
+import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { NOTICE_LANGUAGE_LIST } from "./languages.js";
+import {
+  archiveNotice,
+  createNoticeIn,
+  discardDraft,
+  listStaffNotices,
+  NoticeKeyTakenError,
+  NoticeNotFoundError,
+  NoticeTransitionError,
+  previewDraft,
+  publishDraft,
+  readNoticeVersion,
+  saveDraft,
+  type NoticeDraftRecord,
+  type NoticeVersionRecord,
+  type StaffNotice,
+} from "./lifecycle.js";
+import {
+  findPublishedNotice,
+  listPublishedNotices,
+  noticeBody,
+  noticeProblems,
+  NoticeValidationError,
+  parseDraftContent,
+  parseNoticeKey,
+  type NoticeLanguageContent,
+  type NoticeVersion,
+} from "./notices.js";
 
-export const noticeRoutes: RouteModule = ({ db }) => [
+const WRITERS = ["admin", "dpo"] as const;
+const TEXT_FIELDS = ["title", "body", "withdrawal", "rights", "complaint"] as const;
+
+/** Domain errors of the notices domain as catalog failures. */
+async function asApi<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NoticeValidationError) throw validationError(error.field, error.message);
+    if (error instanceof NoticeNotFoundError) throw notFound(error.message);
+    if (error instanceof NoticeTransitionError)
+      throw new ApiFailure("INVALID_STATUS_TRANSITION", error.message);
+    if (error instanceof NoticeKeyTakenError) throw new ApiFailure("CONFLICT", error.message);
+    throw error;
+  }
+}
+
+const draftBody = (draft: NoticeDraftRecord) => {
+  const problems = noticeProblems(draft);
+  return {
+    noticeId: draft.noticeId,
+    key: draft.key,
+    itemized: draft.itemized,
+    content: draft.content,
+    languages: draft.languages,
+    createdAt: draft.createdAt,
+    updatedAt: draft.updatedAt,
+    updatedBy: draft.updatedBy,
+    publishable: problems.length === 0,
+    problems,
+  };
+};
+
+const staffVersionBody = (version: NoticeVersionRecord) => ({
+  ...noticeBody(version),
+  supersededAt: version.supersededAt,
+  archivedAt: version.archivedAt,
+  publishedBy: version.publishedBy,
+  archivedBy: version.archivedBy,
+});
+
+const staffNoticeHead = (notice: StaffNotice) => ({
+  noticeId: notice.noticeId,
+  key: notice.key,
+  createdAt: notice.createdAt,
+  status: notice.status,
+  publishedVersion: notice.publishedVersion,
+  latestVersion: notice.latestVersion,
+});
+
+const staffNoticeSummary = (notice: StaffNotice) => ({
+  ...staffNoticeHead(notice),
+  draft: notice.draft && {
+    updatedAt: notice.draft.updatedAt,
+    updatedBy: notice.draft.updatedBy,
+    publishable: noticeProblems(notice.draft).length === 0,
+  },
+  versions: notice.versions.map((v) => ({
+    version: v.version,
+    status: v.status,
+    languages: v.languages,
+    publishedAt: v.publishedAt,
+    supersededAt: v.supersededAt,
+    archivedAt: v.archivedAt,
+    publishedBy: v.publishedBy,
+  })),
+});
+
+export const noticeRoutes: RouteModule = ({ db, clock }) => [
   {
     operationId: "getNoticesForOrg",
     handler: async (request) => {
@@ -20,6 +118,138 @@ export const noticeRoutes: RouteModule = ({ db }) => [
       const notice = await findPublishedNotice(db, noticeId);
       if (!notice) throw notFound("No such published notice");
       return noticeBody(notice);
+    },
+  },
+  {
+    operationId: "getNoticeLanguages",
+    handler: async () => ({ languages: NOTICE_LANGUAGE_LIST }),
+  },
+  {
+    operationId: "listStaffNotices",
+    handler: async (request) => ({
+      notices: (await listStaffNotices(db, staffOf(request).organizationId)).map(staffNoticeSummary),
+    }),
+  },
+  {
+    operationId: "createStaffNotice",
+    roles: WRITERS,
+    idempotency: true,
+    handler: async (request, _reply, { write }) => {
+      const staff = staffOf(request);
+      const body = request.body as { key: string; itemized?: unknown; content?: unknown };
+      return asApi(async () => {
+        const key = parseNoticeKey(body.key);
+        const draft = parseDraftContent(body);
+        return write(async (tx) =>
+          draftBody(
+            await createNoticeIn(tx, staff.organizationId, { key, draft }, staff.staffId, clock.now()),
+          ),
+        );
+      });
+    },
+  },
+  {
+    operationId: "getStaffNotice",
+    handler: async (request) => {
+      const { noticeId } = request.params as { noticeId: string };
+      const [notice] = await listStaffNotices(db, staffOf(request).organizationId, { noticeId });
+      if (!notice) throw notFound("No such notice in this organisation");
+      return {
+        ...staffNoticeHead(notice),
+        draft: notice.draft && draftBody(notice.draft),
+        versions: notice.versions.map(staffVersionBody),
+      };
+    },
+  },
+  {
+    operationId: "saveNoticeDraft",
+    roles: WRITERS,
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { noticeId } = request.params as { noticeId: string };
+      return asApi(async () => {
+        const draft = parseDraftContent(request.body as { itemized?: unknown; content?: unknown });
+        return draftBody(
+          await saveDraft(db, staff.organizationId, noticeId, draft, staff.staffId, clock.now()),
+        );
+      });
+    },
+  },
+  {
+    operationId: "discardNoticeDraft",
+    roles: WRITERS,
+    handler: async (request) => {
+      const { noticeId } = request.params as { noticeId: string };
+      return asApi(async () => ({
+        discarded: await discardDraft(db, staffOf(request).organizationId, noticeId),
+      }));
+    },
+  },
+  {
+    operationId: "previewNoticeDraft",
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { noticeId } = request.params as { noticeId: string };
+      const preview = await asApi(() => previewDraft(db, staff.organizationId, noticeId));
+      const { draft } = preview;
+      const renderings = draft.languages.map((language) => {
+        const info = NOTICE_LANGUAGE_LIST.find((l) => l.code === language)!;
+        const text: Partial<NoticeLanguageContent> = draft.content[language] ?? {};
+        return {
+          language,
+          name: info.name,
+          nativeName: info.nativeName,
+          direction: info.direction,
+          ...text,
+          itemized: draft.itemized,
+          missing: TEXT_FIELDS.filter((field) => text[field] === undefined),
+        };
+      });
+      const publishable = preview.problems.length === 0;
+      const notice: NoticeVersion = {
+        noticeId,
+        organizationId: staff.organizationId,
+        version: preview.nextVersion,
+        status: "draft",
+        itemized: draft.itemized,
+        content: draft.content as Record<string, NoticeLanguageContent>,
+        languages: draft.languages,
+        publishedAt: null,
+      };
+      return {
+        noticeId,
+        nextVersion: preview.nextVersion,
+        unchanged: preview.unchanged,
+        publishable,
+        problems: preview.problems,
+        renderings,
+        ...(publishable ? { notice: noticeBody(notice) } : {}),
+      };
+    },
+  },
+  {
+    operationId: "publishNoticeDraft",
+    roles: WRITERS,
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { noticeId } = request.params as { noticeId: string };
+      const published = await asApi(() =>
+        publishDraft(db, staff.organizationId, noticeId, staff.staffId, clock.now()),
+      );
+      const version = await readNoticeVersion(db, staff.organizationId, noticeId, published.version);
+      return { ...published, notice: noticeBody(version!) };
+    },
+  },
+  {
+    operationId: "archiveStaffNotice",
+    roles: WRITERS,
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { noticeId } = request.params as { noticeId: string };
+      const archived = await asApi(() =>
+        archiveNotice(db, staff.organizationId, noticeId, staff.staffId, clock.now()),
+      );
+      return staffVersionBody(archived);
     },
   },
 ];

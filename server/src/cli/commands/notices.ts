@@ -1,7 +1,12 @@
 // guard notice publish
 import fs from "node:fs";
 import type { Command } from "commander";
-import { NoticeValidationError, parseNoticeDraft, publishNotice } from "../../notices/notices.js";
+import {
+  assertPublishable,
+  NoticeValidationError,
+  parseNoticeDraft,
+  publishNotice,
+} from "../../notices/notices.js";
 import { CliError } from "../io.js";
 import type { RunAction } from "../main.js";
 
@@ -10,7 +15,7 @@ export function registerNoticeCommands(program: Command, run: RunAction): void {
   notice
     .command("publish")
     .description(
-      "publish a notice from a JSON file ({key?, itemized, content}); changed content makes a new version",
+      "publish a notice from a JSON file ({key?, itemized, content: {<lang>: {title, body, withdrawal, rights, complaint}}}); changed content makes a new version",
     )
     .requiredOption("--org <slug>", "organisation slug")
     .requiredOption("--file <path>", "notice JSON file")
@@ -25,6 +30,8 @@ export function registerNoticeCommands(program: Command, run: RunAction): void {
         let draft;
         try {
           draft = parseNoticeDraft(raw);
+          // Every language must carry the DPDP Rule 3 texts before it can be published.
+          assertPublishable(draft);
         } catch (error) {
           if (error instanceof NoticeValidationError) throw new CliError(`${options.file}: ${error.message}`);
           throw error;

@@ -1,0 +1,111 @@
+// The central capability check, run by http/app.ts for every gated operation: after
+// authentication the organisation is the credential's; on a public route it is the one the request
+// names (path, query or body), found with one indexed read that also returns its capabilities. A
+// switched-off capability answers exactly what an unknown route answers. When no organisation
+// resolves (unknown or malformed id) nothing is checked: the handler or the validator answers
+// 404 or 400 as it would anyway.
+import type { FastifyRequest } from "fastify";
+import type { Queryable } from "../db/database.js";
+import { ApiFailure } from "../http/errors.js";
+import { isId } from "../lib/ids.js";
+import {
+  isOn,
+  readCapabilityOverrides,
+  type CapabilityName,
+  type CapabilityOverrides,
+} from "./capabilities.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The organisation's capability overrides, once the central check has read them. */
+    capabilityOverrides?: { organizationId: string; overrides: CapabilityOverrides };
+  }
+}
+
+type Resolved = { organizationId: string; capabilities: CapabilityOverrides };
+type OrgSource = (request: FastifyRequest, db: Queryable) => Promise<Resolved | undefined>;
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === "object" ? (value as Record<string, unknown>)[name] : undefined;
+
+const asId = (value: unknown): string | undefined =>
+  typeof value === "string" && isId(value) ? value : undefined;
+
+async function first(db: Queryable, sql: string, value: string | undefined): Promise<Resolved | undefined> {
+  if (value === undefined) return undefined;
+  const [row] = await db.query<{ organization_id: string; capabilities: CapabilityOverrides }>(sql, [value]);
+  return row && { organizationId: row.organization_id, capabilities: row.capabilities };
+}
+
+const BY_ORG_ID = "SELECT organization_id, capabilities FROM organizations WHERE organization_id = $1";
+const BY_SLUG = "SELECT organization_id, capabilities FROM organizations WHERE slug = $1";
+const BY_NOTICE = `SELECT o.organization_id, o.capabilities FROM notices n
+  JOIN organizations o ON o.organization_id = n.organization_id WHERE n.notice_id = $1`;
+const BY_DOMAIN_GROUP = `SELECT o.organization_id, o.capabilities FROM domain_groups g
+  JOIN organizations o ON o.organization_id = g.organization_id WHERE g.domain_group_id = $1`;
+
+/** Where each gated public operation names its organisation. */
+const PUBLIC_ORG_SOURCES: Record<string, OrgSource> = {
+  getOrgBySlug: (r, db) => {
+    const slug = field(r.params, "slug");
+    return first(db, BY_SLUG, typeof slug === "string" ? slug : undefined);
+  },
+  getNoticesForOrg: (r, db) => first(db, BY_ORG_ID, asId(field(r.params, "orgId"))),
+  getBannerConfig: (r, db) => first(db, BY_ORG_ID, asId(field(r.params, "orgId"))),
+  getNoticeById: (r, db) => first(db, BY_NOTICE, asId(field(r.params, "noticeId"))),
+  getWidgetConfig: (r, db) => first(db, BY_DOMAIN_GROUP, asId(field(r.query, "id"))),
+  // The body is parsed (not yet validated) when the check runs, so it is read defensively.
+  giveConsentAnonymous: (r, db) => first(db, BY_ORG_ID, asId(field(r.body, "organizationId"))),
+};
+
+/** Fails at start-up when a gated public operation has no way to find its organisation. */
+export function assertCapabilityResolvable(operationId: string, isPublic: boolean): void {
+  if (isPublic && !PUBLIC_ORG_SOURCES[operationId]) {
+    throw new Error(
+      `${operationId} is public and gated by a capability, but capabilities/enforce.ts has no ` +
+        "PUBLIC_ORG_SOURCES entry saying where its organisation is",
+    );
+  }
+}
+
+/** Throws NOT_FOUND, worded as for an unknown route, when the capability is off. */
+export async function enforceCapability(
+  request: FastifyRequest,
+  db: Queryable,
+  operationId: string,
+  capability: CapabilityName,
+): Promise<void> {
+  let resolved: Resolved | undefined;
+  if (request.credential) {
+    const { organizationId } = request.credential;
+    const capabilities = await readCapabilityOverrides(db, organizationId);
+    resolved = capabilities && { organizationId, capabilities };
+  } else {
+    resolved = await PUBLIC_ORG_SOURCES[operationId]?.(request, db);
+  }
+  if (!resolved) return;
+  request.capabilityOverrides = { organizationId: resolved.organizationId, overrides: resolved.capabilities };
+  if (!isOn(resolved.capabilities, capability)) {
+    throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
+  }
+}
+
+/**
+ * Whether a capability is on for the request's organisation, reusing what the central check read
+ * for this request (never across requests: another instance may have switched it since).
+ */
+export async function requestCapabilityEnabled(
+  request: FastifyRequest,
+  db: Queryable,
+  organizationId: string,
+  capability: CapabilityName,
+): Promise<boolean> {
+  let cached = request.capabilityOverrides;
+  if (cached?.organizationId !== organizationId) {
+    const overrides = await readCapabilityOverrides(db, organizationId);
+    if (!overrides) return false;
+    cached = { organizationId, overrides };
+    request.capabilityOverrides = cached;
+  }
+  return isOn(cached.overrides, capability);
+}

@@ -1,0 +1,262 @@
+// HTTP routes of the consent domain: anonymous capture, /cm/v1 create/read/withdraw, linking a
+// guest's consents, consent status, inbound CM signals and parental verification.
+import { principalOf, serviceOf } from "../accounts/routes.js";
+import { findPrincipal } from "../accounts/principals.js";
+import type { RouteModule } from "../http/app.js";
+import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { enforceRateLimit } from "../http/rate-limit.js";
+import { isTrackingPurpose, isVerifiedChild } from "./children.js";
+import { recordCmSignal, type CmSignalInput } from "./cm-signals.js";
+import {
+  assertAuditSafe,
+  closeTrackingConsentsOfChild,
+  giveConsent,
+  linkAnonymousConsents,
+  listConsentsOfPrincipal,
+  resolveConsentNotice,
+  withdrawConsent,
+  type ConsentDeps,
+} from "./consents.js";
+import { consentRecordBody, findConsent } from "./model.js";
+import { parentalConsentVerifier, recordParentalVerification } from "./parental-verification.js";
+import { readConsentSettings } from "./settings.js";
+
+interface ConsentBody {
+  noticeId: string;
+  purpose: string;
+  dataTypes: string[];
+}
+
+export const consentRoutes: RouteModule = ({ config, db, clock }) => {
+  const deps: ConsentDeps = { auditKeys: config.auditKeys };
+  const verifier = parentalConsentVerifier(config);
+
+  return [
+    {
+      operationId: "giveConsentAnonymous",
+      idempotency: { publicScope: (request) => (request.body as { organizationId: string }).organizationId },
+      handler: async (request, _reply, { write }) => {
+        const body = request.body as ConsentBody & { organizationId: string; anonymousId: string };
+        assertAuditSafe(body);
+        const settings = await readConsentSettings(db, body.organizationId);
+        if (!settings) throw notFound("No such organisation");
+        // Counted before the notice is looked up, so probing for notices spends the budget too.
+        const { perAddress, perOrganization, windowMs } = settings.anonymousConsentRateLimit;
+        const now = clock.now();
+        await enforceRateLimit(
+          db,
+          {
+            key: `anon-consent:address:${request.ip}`,
+            organizationId: body.organizationId,
+            limit: perAddress,
+            windowMs,
+          },
+          now,
+        );
+        await enforceRateLimit(
+          db,
+          {
+            key: "anon-consent:organization",
+            organizationId: body.organizationId,
+            limit: perOrganization,
+            windowMs,
+          },
+          now,
+        );
+        const notice = await resolveConsentNotice(db, body.organizationId, body.noticeId, body.purpose);
+        return write(async (tx) => {
+          const consent = await giveConsent(
+            tx,
+            deps,
+            {
+              organizationId: body.organizationId,
+              holder: { kind: "guest", anonymousId: body.anonymousId },
+              notice: { noticeId: notice.noticeId, version: notice.version },
+              purpose: body.purpose,
+              dataTypes: body.dataTypes,
+              source: "anonymous",
+              alreadyConsentedStatus: 400,
+            },
+            clock.now(),
+          );
+          return {
+            consentId: consent.consentId,
+            purpose: consent.purpose,
+            dataTypes: consent.dataTypes,
+            givenAt: consent.givenAt,
+          };
+        });
+      },
+    },
+    {
+      operationId: "recordConsent",
+      idempotency: true,
+      handler: async (request, _reply, { write }) => {
+        const service = serviceOf(request);
+        const body = request.body as ConsentBody & { email: string };
+        const organizationId = service.organizationId;
+        assertAuditSafe({ organizationId, ...body });
+        const notice = await resolveConsentNotice(db, organizationId, body.noticeId, body.purpose);
+        const principal = await findPrincipal(db, organizationId, { email: body.email });
+        if (!principal) throw notFound("No data principal of this organisation has that email");
+        const settings = await readConsentSettings(db, organizationId);
+        if (
+          settings?.blockTrackingForChildren &&
+          isTrackingPurpose(notice.entry) &&
+          (await isVerifiedChild(db, organizationId, principal.principalId))
+        ) {
+          throw new ApiFailure(
+            "MINOR_TRACKING_BLOCKED",
+            "This purpose is tracking, behavioural monitoring or targeted advertising, and the principal is a verified child (DPDP s.9(3))",
+          );
+        }
+        return write(async (tx) =>
+          consentRecordBody(
+            await giveConsent(
+              tx,
+              deps,
+              {
+                organizationId,
+                holder: {
+                  kind: "principal",
+                  principalId: principal.principalId,
+                  externalId: principal.externalId,
+                },
+                notice: { noticeId: notice.noticeId, version: notice.version },
+                purpose: body.purpose,
+                dataTypes: body.dataTypes,
+                source: "direct",
+                alreadyConsentedStatus: 409,
+              },
+              clock.now(),
+            ),
+          ),
+        );
+      },
+    },
+    {
+      operationId: "getConsent",
+      handler: async (request) => {
+        const service = serviceOf(request);
+        const { consentId } = request.params as { consentId: string };
+        const consent = await findConsent(db, service.organizationId, consentId);
+        if (!consent) throw notFound("No such consent in this organisation");
+        return consentRecordBody(consent);
+      },
+    },
+    {
+      operationId: "withdrawConsent",
+      handler: async (request, _reply, { write }) => {
+        const service = serviceOf(request);
+        const { consentId } = request.params as { consentId: string };
+        const result = await write((tx) =>
+          withdrawConsent(tx, { organizationId: service.organizationId, consentId }, clock.now()),
+        );
+        if (result.outcome === "not_found") throw notFound("No such consent in this organisation");
+        if (result.outcome === "already_withdrawn") {
+          throw new ApiFailure("CONFLICT", "The consent is already withdrawn");
+        }
+        return consentRecordBody(result.consent);
+      },
+    },
+    {
+      operationId: "linkAnonymousConsent",
+      handler: async (request, _reply, { write }) => {
+        const principal = principalOf(request);
+        const { anonymousId } = request.body as { anonymousId: string };
+        const settings = await readConsentSettings(db, principal.organizationId);
+        return write((tx) =>
+          linkAnonymousConsents(
+            tx,
+            deps,
+            {
+              organizationId: principal.organizationId,
+              principalId: principal.principalId,
+              externalId: principal.externalId,
+              anonymousId,
+              blockTrackingForChildren: settings?.blockTrackingForChildren ?? true,
+            },
+            clock.now(),
+          ),
+        );
+      },
+    },
+    {
+      operationId: "getConsentStatus",
+      handler: async (request) => {
+        const service = serviceOf(request);
+        const query = request.query as { email?: string; externalId?: string };
+        if ((query.email === undefined) === (query.externalId === undefined)) {
+          throw validationError(
+            query.email === undefined ? "email" : "externalId",
+            "Pass exactly one of email and externalId",
+          );
+        }
+        const principal = await findPrincipal(
+          db,
+          service.organizationId,
+          query.email !== undefined ? { email: query.email } : { externalId: query.externalId! },
+        );
+        if (!principal) throw notFound("No data principal of this organisation matches");
+        const consents = await listConsentsOfPrincipal(db, service.organizationId, principal.principalId);
+        return {
+          principal,
+          consents: consents.map((c) => ({
+            consentId: c.consentId,
+            noticeId: c.noticeId,
+            noticeVersion: c.noticeVersion,
+            purpose: c.purpose,
+            status: c.withdrawnAt === null ? "active" : "withdrawn",
+            givenAt: c.givenAt,
+            withdrawnAt: c.withdrawnAt,
+          })),
+        };
+      },
+    },
+    {
+      operationId: "receiveCmSignal",
+      idempotency: true,
+      handler: async (request, _reply, { write }) => {
+        const service = serviceOf(request);
+        const body = request.body as CmSignalInput;
+        return write((tx) => recordCmSignal(tx, service.organizationId, body, clock.now()));
+      },
+    },
+    {
+      operationId: "verifyParent",
+      handler: async (request, _reply, { write }) => {
+        const principal = principalOf(request);
+        const { tokenFromProvider } = request.body as { tokenFromProvider: string };
+        const now = clock.now();
+        const result = await verifier.verify(tokenFromProvider, principal, now);
+        if (!result.ok) {
+          throw validationError(
+            "tokenFromProvider",
+            `The verification provider rejected the token: ${result.reason}`,
+          );
+        }
+        const settings = await readConsentSettings(db, principal.organizationId);
+        await write(async (tx) => {
+          await recordParentalVerification(
+            tx,
+            {
+              subject: principal,
+              provider: result.provider,
+              token: tokenFromProvider,
+              parentReference: result.parentReference,
+            },
+            now,
+          );
+          if (settings?.blockTrackingForChildren ?? true) {
+            await closeTrackingConsentsOfChild(
+              tx,
+              { organizationId: principal.organizationId, principalId: principal.principalId },
+              now,
+            );
+          }
+        });
+        return { status: "ok" };
+      },
+    },
+  ];
+};

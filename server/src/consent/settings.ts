@@ -1,0 +1,55 @@
+// The consent domain's per-organisation settings, read from organizations.settings (JSONB):
+//
+//   blockTrackingForChildren   boolean, default true. Refuse tracking purposes for a verified child
+//                              (DPDP s.9(3)) with 403 MINOR_TRACKING_BLOCKED.
+//   anonymousConsentRateLimit  { perAddress, perOrganization, windowMs }: budgets of the public
+//                              anonymous-capture route (defaults 120 and 6000 per 60 000 ms).
+//
+// A missing or ill-typed value means the default, so a bad setting never breaks consent capture.
+import type { Queryable } from "../db/database.js";
+
+export interface ConsentSettings {
+  blockTrackingForChildren: boolean;
+  anonymousConsentRateLimit: { perAddress: number; perOrganization: number; windowMs: number };
+}
+
+export const DEFAULT_CONSENT_SETTINGS: ConsentSettings = {
+  blockTrackingForChildren: true,
+  anonymousConsentRateLimit: { perAddress: 120, perOrganization: 6000, windowMs: 60_000 },
+};
+
+const intIn = (value: unknown, min: number, max: number, fallback: number): number =>
+  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
+
+export function parseConsentSettings(settings: unknown): ConsentSettings {
+  const raw = (settings && typeof settings === "object" ? settings : {}) as Record<string, unknown>;
+  const limits = (
+    raw.anonymousConsentRateLimit && typeof raw.anonymousConsentRateLimit === "object"
+      ? raw.anonymousConsentRateLimit
+      : {}
+  ) as Record<string, unknown>;
+  const defaults = DEFAULT_CONSENT_SETTINGS.anonymousConsentRateLimit;
+  return {
+    blockTrackingForChildren:
+      typeof raw.blockTrackingForChildren === "boolean"
+        ? raw.blockTrackingForChildren
+        : DEFAULT_CONSENT_SETTINGS.blockTrackingForChildren,
+    anonymousConsentRateLimit: {
+      perAddress: intIn(limits.perAddress, 1, 1_000_000, defaults.perAddress),
+      perOrganization: intIn(limits.perOrganization, 1, 100_000_000, defaults.perOrganization),
+      windowMs: intIn(limits.windowMs, 1000, 86_400_000, defaults.windowMs),
+    },
+  };
+}
+
+/** The organisation's consent settings; undefined when there is no such organisation. */
+export async function readConsentSettings(
+  db: Queryable,
+  organizationId: string,
+): Promise<ConsentSettings | undefined> {
+  const [row] = await db.query<{ settings: unknown }>(
+    "SELECT settings FROM organizations WHERE organization_id = $1",
+    [organizationId],
+  );
+  return row && parseConsentSettings(row.settings);
+}

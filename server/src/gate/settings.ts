@@ -1,0 +1,38 @@
+// The Consent Gate's per-organisation settings, read from organizations.settings (JSONB):
+//
+//   consentGate.windowMs       rolling window of bypass alerts, ms (default 3 600 000 = 1 hour)
+//   consentGate.denyThreshold  in-window denies of one consent that make an alert (default 3)
+//
+// A missing or out-of-range value means the default.
+import type { Queryable } from "../db/database.js";
+
+export interface GateSettings {
+  windowMs: number;
+  denyThreshold: number;
+}
+
+export const DEFAULT_GATE_SETTINGS: GateSettings = { windowMs: 3_600_000, denyThreshold: 3 };
+
+const intIn = (value: unknown, min: number, max: number, fallback: number): number =>
+  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
+
+export function parseGateSettings(settings: unknown): GateSettings {
+  const raw = (settings && typeof settings === "object" ? settings : {}) as Record<string, unknown>;
+  const gate = (raw.consentGate && typeof raw.consentGate === "object" ? raw.consentGate : {}) as Record<
+    string,
+    unknown
+  >;
+  return {
+    // One second to thirty days.
+    windowMs: intIn(gate.windowMs, 1000, 30 * 86_400_000, DEFAULT_GATE_SETTINGS.windowMs),
+    denyThreshold: intIn(gate.denyThreshold, 1, 1_000_000, DEFAULT_GATE_SETTINGS.denyThreshold),
+  };
+}
+
+export async function readGateSettings(db: Queryable, organizationId: string): Promise<GateSettings> {
+  const [row] = await db.query<{ settings: unknown }>(
+    "SELECT settings FROM organizations WHERE organization_id = $1",
+    [organizationId],
+  );
+  return parseGateSettings(row?.settings);
+}

@@ -1,0 +1,206 @@
+// Idempotency-Key (CONTRACT.md): a retried create returns the original answer instead of creating
+// twice. A route opts in with `idempotency` on its RouteSpec and does its writes through
+// `tools.write(tx => ...)`. Scope = (organisation, credential, operationId, key): the credential is
+// the API key, principal or staff id; a public route names the organisation from the request
+// (`publicScope`) and its callers share the credential 'anonymous'.
+//
+// How "exactly one record" holds across instances: `write` opens a transaction and first inserts
+// the key's row (unique on the scope), then runs the work, then stores the response in that row, then
+// commits. A concurrent request with the same key blocks on the unique index until the first
+// commits, then finds the completed row and replays it; if the first rolled back (an error answer),
+// the second proceeds as a first request. Error answers are therefore never stored: a retry of a
+// failed request is evaluated afresh (it created nothing). Nothing is kept in memory.
+import { createHash } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Queryable } from "../db/database.js";
+import { canonicalJson } from "../lib/canonical-json.js";
+import type { AppContext, RouteSpec } from "./app.js";
+import type { ContractOperation } from "./contract.js";
+import { ApiFailure } from "./errors.js";
+
+/** How long a key's answer is replayed; after that the key may be used afresh. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * `true` scopes keys by the request's credential. A public route (no credential) must say which
+ * organisation scopes its keys, e.g. the `organizationId` of a validated body.
+ */
+export type IdempotencyOption = true | { publicScope: (request: FastifyRequest) => string };
+
+export interface HandlerTools {
+  /**
+   * Runs `work` in one transaction (use only `tx` inside it) and resolves to what `work` resolved to.
+   * On an idempotent route with an `Idempotency-Key`, that value is recorded in the same
+   * transaction as the response body (status: the operation's first 2xx, or what the handler set
+   * before calling `write`), so the handler must return it unchanged and call `write` once.
+   */
+  write<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+interface Scope {
+  organizationId: string;
+  credentialId: string;
+  operationId: string;
+  key: string;
+  requestHash: string;
+}
+
+interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+/** Thrown inside `write` when another request with the key completed first; unwinds to a replay. */
+class IdempotentReplay extends Error {
+  constructor(readonly stored: StoredResponse) {
+    super("idempotent replay");
+  }
+}
+
+const conflict = () =>
+  new ApiFailure("CONFLICT", "This Idempotency-Key was already used with a different request");
+
+/** Registration-time check: the contract must declare the header, and a public route a scope. */
+export function assertIdempotencySupported(spec: RouteSpec, op: ContractOperation): void {
+  if (!spec.idempotency) return;
+  const headers = op.schema.headers?.properties as Record<string, unknown> | undefined;
+  if (!headers?.["idempotency-key"]) {
+    throw new Error(`${op.operationId}: idempotency needs the Idempotency-Key header in the contract`);
+  }
+  if (op.security.length === 0 && spec.idempotency === true) {
+    throw new Error(`${op.operationId}: a public route must give idempotency.publicScope`);
+  }
+}
+
+/** SHA-256 of the canonical request: path parameters, query and body. */
+export function requestHash(request: FastifyRequest): string {
+  const canonical = canonicalJson({
+    params: request.params ?? {},
+    query: request.query ?? {},
+    body: request.body ?? null,
+  });
+  return createHash("sha256").update(canonical, "utf8").digest("hex");
+}
+
+function scopeOf(request: FastifyRequest, operationId: string, option: IdempotencyOption): Scope | undefined {
+  const key = request.headers["idempotency-key"];
+  if (typeof key !== "string") return undefined;
+  const credential = request.credential;
+  let organizationId: string;
+  let credentialId: string;
+  if (credential) {
+    organizationId = credential.organizationId;
+    credentialId =
+      credential.kind === "service"
+        ? credential.apiKeyId
+        : credential.kind === "principal"
+          ? credential.principalId
+          : credential.staffId;
+  } else if (option !== true) {
+    organizationId = option.publicScope(request);
+    credentialId = "anonymous";
+  } else {
+    return undefined;
+  }
+  return { organizationId, credentialId, operationId, key, requestHash: requestHash(request) };
+}
+
+const SCOPE_WHERE =
+  "organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4";
+const scopeParams = (s: Scope) => [s.organizationId, s.credentialId, s.operationId, s.key];
+
+/** The completed answer stored for the scope within the window; CONFLICT if the request differs. */
+async function storedResponse(db: Queryable, scope: Scope, now: number): Promise<StoredResponse | undefined> {
+  const [row] = await db.query<{
+    request_hash: string;
+    response_status: number | null;
+    response_body: string | null;
+  }>(
+    `SELECT request_hash, response_status, response_body FROM idempotency_keys
+      WHERE ${SCOPE_WHERE} AND created_at > $5`,
+    [...scopeParams(scope), now - IDEMPOTENCY_WINDOW_MS],
+  );
+  if (!row || row.response_status === null || row.response_body === null) return undefined;
+  if (row.request_hash !== scope.requestHash) throw conflict();
+  return { status: row.response_status, body: row.response_body };
+}
+
+/** Claims the key inside the write's transaction (an expired claim is taken over). */
+async function claim(tx: Queryable, scope: Scope, now: number): Promise<void> {
+  const claimed = await tx.query(
+    `INSERT INTO idempotency_keys
+       (organization_id, credential_id, operation_id, idempotency_key, request_hash, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (organization_id, credential_id, operation_id, idempotency_key) DO UPDATE
+       SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
+           response_status = NULL, response_body = NULL
+       WHERE idempotency_keys.created_at <= $7
+     RETURNING 1`,
+    [...scopeParams(scope), scope.requestHash, now, now - IDEMPOTENCY_WINDOW_MS],
+  );
+  if (claimed.length > 0) return;
+  // Another request with this key committed first (we waited for it on the primary key).
+  const stored = await storedResponse(tx, scope, now);
+  if (!stored) throw new Error("idempotency key held by a row without a response");
+  throw new IdempotentReplay(stored);
+}
+
+function replay(reply: FastifyReply, stored: StoredResponse): unknown {
+  reply.code(stored.status);
+  reply.header("idempotent-replayed", "true");
+  return JSON.parse(stored.body);
+}
+
+/**
+ * Runs a route's handler with its tools: replays a stored answer without running the handler, or
+ * gives the handler a `write` that claims the key and records the answer in the same transaction.
+ */
+export async function invokeHandler(
+  ctx: AppContext,
+  spec: RouteSpec,
+  successStatus: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const scope = spec.idempotency ? scopeOf(request, spec.operationId, spec.idempotency) : undefined;
+  if (scope) {
+    const now = ctx.clock.now();
+    const stored = await storedResponse(ctx.db, scope, now);
+    if (stored) return replay(reply, stored);
+    // Expired keys are swept now and then by whoever passes, as rate-limit buckets are.
+    if (Math.random() < 0.01) {
+      await ctx.db.query("DELETE FROM idempotency_keys WHERE created_at <= $1", [
+        now - IDEMPOTENCY_WINDOW_MS,
+      ]);
+    }
+  }
+  let recorded: { value: unknown } | undefined;
+  const tools: HandlerTools = {
+    write: (work) => {
+      if (scope && recorded) throw new Error(`${spec.operationId}: an idempotent handler writes once`);
+      return ctx.db.transaction(async (tx) => {
+        if (scope) await claim(tx, scope, ctx.clock.now());
+        const value = await work(tx);
+        if (scope) {
+          const status = reply.statusCode !== 200 ? reply.statusCode : successStatus;
+          await tx.query(
+            `UPDATE idempotency_keys SET response_status = $5, response_body = $6 WHERE ${SCOPE_WHERE}`,
+            [...scopeParams(scope), status, JSON.stringify(value ?? null)],
+          );
+          recorded = { value };
+        }
+        return value;
+      });
+    },
+  };
+  try {
+    const result = await spec.handler(request, reply, tools);
+    if (recorded && result !== recorded.value) {
+      throw new Error(`${spec.operationId}: an idempotent handler must return what write() resolved to`);
+    }
+    return result;
+  } catch (error) {
+    if (error instanceof IdempotentReplay) return replay(reply, error.stored);
+    throw error;
+  }
+}

@@ -1,0 +1,387 @@
+// HTTP routes of the rights domain: the principal's DSRs, grievances and nomination, and the staff
+// queues and actions. Tenant isolation: every query takes the organisation from the credential; a
+// body or query `organizationId` that differs is NOT_ASSOCIATED_WITH_ORG (contract 1.6.0), and an
+// id of another organisation's record is 404.
+import type { FastifyRequest } from "fastify";
+import { findOrganizationById } from "../accounts/organizations.js";
+import { principalOf } from "../accounts/routes.js";
+import { requestCapabilityEnabled } from "../capabilities/enforce.js";
+import type { RouteModule } from "../http/app.js";
+import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../http/credentials.js";
+import { ApiFailure, notFound, unauthorized } from "../http/errors.js";
+import {
+  completeWithSummary,
+  createDsr,
+  denyWithStatutoryBasis,
+  dsrToWire,
+  findDsr,
+  listDsrForOrganization,
+  listDsrForPrincipal,
+  updateDsrStatus,
+  type QueueFilter,
+} from "./dsr.js";
+import type { ErasureContext } from "./erasure.js";
+import {
+  createGrievance,
+  findGrievance,
+  grievanceToWire,
+  listGrievancesForOrganization,
+  listGrievancesForPrincipal,
+  respondToGrievance,
+} from "./grievances.js";
+import { actorOf, listTransitions, type Transition } from "./history.js";
+import { getActiveNomination, revokeNomination, upsertNomination } from "./nominations.js";
+import { getResponsePeriods, MAX_RESPONSE_DAYS, setResponsePeriods } from "./settings.js";
+import type { DsrStatus, DsrType } from "./state-machines.js";
+import { statutoryBasisSuggestions } from "./statutory-bases.js";
+import { buildPrincipalSummary } from "./summary.js";
+
+const WRITERS = ["admin", "dpo"] as const;
+
+/** The staff session or the organisation's service key of a staff route. */
+function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
+  const credential = request.credential;
+  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
+  throw unauthorized();
+}
+
+/** A principal or operator may act only for its own organisation (contract 1.6.0: a 400). */
+function assertOwnOrganization(
+  credential: PrincipalCredential | StaffCredential | ServiceCredential,
+  organizationId: string,
+  field: string,
+): void {
+  if (credential.organizationId === organizationId) return;
+  const who = credential.kind === "principal" ? "The principal" : "The caller";
+  throw new ApiFailure(
+    "NOT_ASSOCIATED_WITH_ORG",
+    `${who} is not associated with organisation ${organizationId}`,
+    { field },
+  );
+}
+
+type QueueQuery = {
+  organizationId: string;
+  status?: string;
+  type?: DsrType;
+  dueBefore?: number;
+  dueAfter?: number;
+  overdue?: boolean;
+  dueSoon?: boolean;
+};
+
+const queueFilter = (query: QueueQuery): QueueFilter => ({
+  status: query.status,
+  type: query.type,
+  dueBefore: query.dueBefore,
+  dueAfter: query.dueAfter,
+  overdue: query.overdue,
+  dueSoon: query.dueSoon,
+});
+
+const transitionsToWire = (transitions: Transition[]) =>
+  transitions.map((t) => ({
+    from: t.from,
+    to: t.to,
+    actorKind: t.actorKind,
+    actorId: t.actorId,
+    reason: t.reason,
+    at: t.at,
+  }));
+
+const periodsToWire = async (db: Parameters<typeof getResponsePeriods>[0], organizationId: string) => {
+  const periods = await getResponsePeriods(db, organizationId);
+  return {
+    organizationId,
+    dsrResponseDays: periods.dsrResponseDays,
+    grievanceResponseDays: periods.grievanceResponseDays,
+    maxResponseDays: MAX_RESPONSE_DAYS,
+    updatedAt: periods.updatedAt,
+  };
+};
+
+export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
+  const erasure: ErasureContext = { pseudonymKey: config.secretsKey };
+
+  return [
+    // ----- principal self-service ------------------------------------------------------------------
+    {
+      operationId: "listDsrRequestsForCurrentUser",
+      handler: async (request) => {
+        const principal = principalOf(request);
+        const now = clock.now();
+        const records = await listDsrForPrincipal(db, principal.organizationId, principal.principalId);
+        return { requests: records.map((r) => dsrToWire(r, now)) };
+      },
+    },
+    {
+      operationId: "createDsrRequest",
+      idempotency: true,
+      handler: async (request, _reply, tools) => {
+        const principal = principalOf(request);
+        const body = request.body as { organizationId: string; type: DsrType; details?: string };
+        assertOwnOrganization(principal, body.organizationId, "organizationId");
+        const now = clock.now();
+        return tools.write(async (tx) => {
+          const record = await createDsr(
+            tx,
+            {
+              organizationId: principal.organizationId,
+              principalId: principal.principalId,
+              type: body.type,
+              details: body.details,
+              actor: actorOf(principal),
+            },
+            now,
+          );
+          return dsrToWire(record, now);
+        });
+      },
+    },
+    {
+      operationId: "listGrievancesForCurrentUser",
+      handler: async (request) => {
+        const principal = principalOf(request);
+        const now = clock.now();
+        const records = await listGrievancesForPrincipal(db, principal.organizationId, principal.principalId);
+        return { grievances: records.map((r) => grievanceToWire(r, now)) };
+      },
+    },
+    {
+      operationId: "createGrievance",
+      idempotency: true,
+      handler: async (request, _reply, tools) => {
+        const principal = principalOf(request);
+        const body = request.body as { organizationId: string; subject: string; description: string };
+        assertOwnOrganization(principal, body.organizationId, "organizationId");
+        const now = clock.now();
+        return tools.write(async (tx) => {
+          const record = await createGrievance(
+            tx,
+            {
+              organizationId: principal.organizationId,
+              principalId: principal.principalId,
+              subject: body.subject,
+              description: body.description,
+              actor: actorOf(principal),
+            },
+            now,
+          );
+          return grievanceToWire(record, now);
+        });
+      },
+    },
+    {
+      operationId: "getNomination",
+      handler: async (request) => {
+        const principal = principalOf(request);
+        return getActiveNomination(db, principal.organizationId, principal.principalId);
+      },
+    },
+    {
+      operationId: "upsertNomination",
+      handler: async (request) => {
+        const principal = principalOf(request);
+        const body = request.body as { nomineeName: string; nomineeContact: string };
+        return upsertNomination(db, principal, body, actorOf(principal), clock.now());
+      },
+    },
+    {
+      operationId: "revokeNomination",
+      handler: async (request) => {
+        const principal = principalOf(request);
+        return revokeNomination(db, principal, actorOf(principal), clock.now());
+      },
+    },
+    {
+      operationId: "getResponsePeriods",
+      handler: async (request) => {
+        const { orgId } = request.params as { orgId: string };
+        const org = await findOrganizationById(db, orgId);
+        if (!org) throw notFound("No such organisation");
+        const periods = await periodsToWire(db, org.organizationId);
+        return {
+          organizationId: periods.organizationId,
+          dsrResponseDays: periods.dsrResponseDays,
+          grievanceResponseDays: periods.grievanceResponseDays,
+        };
+      },
+    },
+
+    // ----- staff queues and actions ----------------------------------------------------------------
+    {
+      operationId: "staffListDsrRequests",
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const query = request.query as QueueQuery;
+        assertOwnOrganization(operator, query.organizationId, "organizationId");
+        const now = clock.now();
+        const records = await listDsrForOrganization(db, operator.organizationId, queueFilter(query), now);
+        return { requests: records.map((r) => dsrToWire(r, now)) };
+      },
+    },
+    {
+      operationId: "staffGetDsrRequest",
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { requestId } = request.params as { requestId: string };
+        const record = await findDsr(db, operator.organizationId, requestId);
+        if (!record) throw notFound("No such DSR request in this organisation");
+        const transitions = await listTransitions(db, operator.organizationId, "dsr", requestId);
+        return { request: dsrToWire(record, clock.now()), transitions: transitionsToWire(transitions) };
+      },
+    },
+    {
+      operationId: "staffListStatutoryBasisSuggestions",
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { sector } = request.query as { sector?: string };
+        const enabled = await requestCapabilityEnabled(
+          request,
+          db,
+          operator.organizationId,
+          "dsr_statutory_denial",
+        );
+        return { suggestions: enabled ? statutoryBasisSuggestions(sector) : [] };
+      },
+    },
+    {
+      operationId: "staffUpdateDsrStatus",
+      roles: WRITERS,
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { requestId } = request.params as { requestId: string };
+        const body = request.body as { status: DsrStatus; responsePayload?: unknown; reason?: string };
+        return updateDsrStatus(
+          db,
+          {
+            organizationId: operator.organizationId,
+            requestId,
+            status: body.status,
+            responsePayload: body.responsePayload,
+            reason: body.reason,
+            actor: actorOf(operator),
+          },
+          erasure,
+          clock.now(),
+        );
+      },
+    },
+    {
+      operationId: "staffGenerateDsrSummary",
+      roles: WRITERS,
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { requestId } = request.params as { requestId: string };
+        const now = clock.now();
+        return completeWithSummary(
+          db,
+          { organizationId: operator.organizationId, requestId, actor: actorOf(operator) },
+          (tx, record) => buildPrincipalSummary(tx, record, now),
+          erasure,
+          now,
+        );
+      },
+    },
+    {
+      operationId: "staffRejectDsrWithStatutoryBasis",
+      roles: WRITERS,
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { requestId } = request.params as { requestId: string };
+        const body = request.body as { statute: string; citation: string; retentionPolicyId?: string };
+        const enabled = await requestCapabilityEnabled(
+          request,
+          db,
+          operator.organizationId,
+          "dsr_statutory_denial",
+        );
+        if (!enabled) {
+          // Contract 1.6.0 answers 400 here while the capability is off, not 404.
+          throw new ApiFailure(
+            "VALIDATION_ERROR",
+            "Statutory denial is switched off for this organisation (capability dsr_statutory_denial)",
+          );
+        }
+        return denyWithStatutoryBasis(
+          db,
+          {
+            organizationId: operator.organizationId,
+            requestId,
+            denial: body,
+            actor: actorOf(operator),
+          },
+          erasure,
+          clock.now(),
+        );
+      },
+    },
+    {
+      operationId: "staffListGrievances",
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const query = request.query as QueueQuery;
+        assertOwnOrganization(operator, query.organizationId, "organizationId");
+        const now = clock.now();
+        const records = await listGrievancesForOrganization(
+          db,
+          operator.organizationId,
+          queueFilter(query),
+          now,
+        );
+        return { grievances: records.map((r) => grievanceToWire(r, now)) };
+      },
+    },
+    {
+      operationId: "staffGetGrievance",
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { grievanceId } = request.params as { grievanceId: string };
+        const record = await findGrievance(db, operator.organizationId, grievanceId);
+        if (!record) throw notFound("No such grievance in this organisation");
+        const transitions = await listTransitions(db, operator.organizationId, "grievance", grievanceId);
+        return {
+          grievance: grievanceToWire(record, clock.now()),
+          transitions: transitionsToWire(transitions),
+        };
+      },
+    },
+    {
+      operationId: "staffRespondToGrievance",
+      roles: WRITERS,
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const { grievanceId } = request.params as { grievanceId: string };
+        const body = request.body as { status: "in_progress" | "resolved"; response: string };
+        return respondToGrievance(
+          db,
+          {
+            organizationId: operator.organizationId,
+            grievanceId,
+            status: body.status,
+            response: body.response,
+            actor: actorOf(operator),
+          },
+          clock.now(),
+        );
+      },
+    },
+    {
+      operationId: "staffGetRightsSettings",
+      handler: async (request) => periodsToWire(db, operatorOf(request).organizationId),
+    },
+    {
+      operationId: "staffUpdateRightsSettings",
+      roles: WRITERS,
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const body = request.body as { dsrResponseDays?: number; grievanceResponseDays?: number };
+        const actor = actorOf(operator);
+        await db.transaction((tx) =>
+          setResponsePeriods(tx, { organizationId: operator.organizationId, ...body, actor }, clock.now()),
+        );
+        return periodsToWire(db, operator.organizationId);
+      },
+    },
+  ];
+};

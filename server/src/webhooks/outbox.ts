@@ -1,0 +1,87 @@
+// The webhook outbox (ARCHITECTURE.md decision 8). A domain that changes something calls
+// enqueueEvent with its own transaction, so the event and its deliveries exist exactly when the
+// change committed; delivery workers (worker.ts) pick the deliveries up afterwards.
+import type { Queryable } from "../db/database.js";
+import { newId } from "../lib/ids.js";
+
+/** Every event type an endpoint may subscribe to (CONTRACT.md "Webhooks"). */
+export const WEBHOOK_EVENT_TYPES = [
+  "consent.given",
+  "consent.withdrawn",
+  "dsr.created",
+  "dsr.status_changed",
+  "grievance.created",
+  "grievance.status_changed",
+  "nomination.changed",
+  "breach.recorded",
+  "offline_capture.quarantined",
+  // Raised once per item by the rights clock sweep (rights/clocks.ts).
+  "dsr.due_soon",
+  "dsr.overdue",
+  "grievance.due_soon",
+  "grievance.overdue",
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export interface WebhookEventInput {
+  organizationId: string;
+  eventType: string;
+  payload: Record<string, unknown>;
+}
+
+type EnqueueListener = () => void;
+const enqueueListeners = new Set<EnqueueListener>();
+
+/**
+ * Registers a callback run on every enqueueEvent (and re-send) in this process, so a local worker
+ * can deliver without waiting for its next poll. Returns the unsubscribe function.
+ */
+export function onEventEnqueued(listener: EnqueueListener): () => void {
+  enqueueListeners.add(listener);
+  return () => enqueueListeners.delete(listener);
+}
+
+/** Tells this process's workers that deliveries may be due (after an enqueue or a re-send). */
+export function wakeWorkers(): void {
+  for (const listener of enqueueListeners) listener();
+}
+
+/**
+ * Writes one webhook event and one pending delivery per enabled, undeleted endpoint of the same
+ * organisation subscribed to its type — all through `tx`, the caller's transaction. An unknown
+ * event type is a programming error and throws (rolling the caller's change back).
+ */
+export async function enqueueEvent(tx: Queryable, event: WebhookEventInput, now: number): Promise<void> {
+  if (!isWebhookEventType(event.eventType)) {
+    throw new Error(`unknown webhook event type ${JSON.stringify(event.eventType)}`);
+  }
+  const eventId = newId("evt");
+  await tx.query(
+    `INSERT INTO webhook_events (organization_id, event_id, event_type, payload, created_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5)`,
+    [event.organizationId, eventId, event.eventType, JSON.stringify(event.payload), now],
+  );
+  const endpoints = await tx.query<{ endpoint_id: string }>(
+    `SELECT endpoint_id FROM webhook_endpoints
+      WHERE organization_id = $1 AND enabled AND deleted_at IS NULL AND $2 = ANY (event_types)`,
+    [event.organizationId, event.eventType],
+  );
+  if (endpoints.length === 0) return;
+  const endpointIds = endpoints.map((e) => e.endpoint_id);
+  await tx.query(
+    `INSERT INTO webhook_deliveries
+       (organization_id, delivery_id, endpoint_id, event_id, status, attempts, next_attempt_at,
+        retry_window_start, created_at)
+     SELECT $1, d.delivery_id, d.endpoint_id, $2, 'pending', 0, $3, $3, $3
+       FROM unnest($4::text[], $5::text[]) AS d (delivery_id, endpoint_id)`,
+    [event.organizationId, eventId, now, endpointIds.map(() => newId("dlv")), endpointIds],
+  );
+  // The caller's transaction has not committed yet; a worker defers its run a little, and one that
+  // looks too early still finds the delivery on its next poll.
+  wakeWorkers();
+}

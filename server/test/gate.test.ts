@@ -1,0 +1,228 @@
+// The Consent Gate: allow/deny from the consent's state, every decision durably logged, the
+// decision log (newest first, limit clamping) and bypass alerts (per-organisation window/threshold).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createApiKey } from "../src/accounts/api-keys.js";
+import { assertApiError } from "./api-error.js";
+import { anonymousConsent, publishTestNotice, setOrgSettings } from "./consent-fixtures.js";
+import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "./harness.js";
+
+describe("Consent Gate", () => {
+  let t: TestApp;
+  let acme: SeededOrg;
+  let other: SeededOrg;
+  let noticeId: string;
+
+  before(async () => {
+    t = await startTestApp();
+    acme = await seedOrganization(t);
+    other = await seedOrganization(t);
+    noticeId = (await publishTestNotice(t, acme)).noticeId;
+  });
+  after(() => t.close());
+
+  async function newConsent(org = acme, notice = noticeId): Promise<string> {
+    const res = await anonymousConsent(t, {
+      organizationId: org.org.organizationId,
+      noticeId: notice,
+      purpose: "Account",
+      dataTypes: ["email"],
+      anonymousId: `guest-${Math.random().toString(36).slice(2)}`,
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json().consentId as string;
+  }
+  const verify = (consentId: unknown, apiKey = acme.apiKey) =>
+    t.request({
+      method: "POST",
+      url: "/api/v1/consent/verify",
+      headers: bearer(apiKey),
+      payload: { consentId },
+    });
+  const withdraw = (consentId: string) =>
+    t.request({ method: "DELETE", url: `/cm/v1/consent/${consentId}`, headers: bearer(acme.apiKey) });
+  const decisions = (query = "", apiKey = acme.apiKey) =>
+    t.request({ method: "GET", url: `/api/v1/consent/gate/decisions${query}`, headers: bearer(apiKey) });
+  const alerts = (org = acme) =>
+    t.request({ method: "GET", url: "/api/v1/consent/gate/alerts", headers: bearer(org.apiKey) });
+
+  test("allow while active, deny once withdrawn; each decision is logged with the asking key", async () => {
+    const consentId = await newConsent();
+    const allowed = await verify(consentId);
+    assert.equal(allowed.statusCode, 200, allowed.body);
+    const body = allowed.json();
+    assert.deepEqual(
+      { decision: body.decision, reason: body.reason, consentId: body.consentId },
+      { decision: "allow", reason: "consent_active", consentId },
+    );
+    assert.match(body.decisionId, /^gdc_/);
+
+    t.clock.advance(1000);
+    await withdraw(consentId);
+    t.clock.advance(1000);
+    const denied = (await verify(consentId)).json();
+    assert.deepEqual([denied.decision, denied.reason], ["deny", "consent_withdrawn"]);
+
+    const log = (await decisions()).json().decisions;
+    assert.deepEqual(log.slice(0, 2), [
+      {
+        decisionId: denied.decisionId,
+        consentId,
+        apiKeyId: acme.apiKeyId,
+        decision: "deny",
+        reason: "consent_withdrawn",
+        decidedAt: t.clock.now(),
+      },
+      {
+        decisionId: body.decisionId,
+        consentId,
+        apiKeyId: acme.apiKeyId,
+        decision: "allow",
+        reason: "consent_active",
+        decidedAt: t.clock.now() - 2000,
+      },
+    ]);
+  });
+
+  test("another organisation's consent and unknown ids are 404 and log nothing", async () => {
+    const otherNotice = await publishTestNotice(t, other);
+    const foreign = await newConsent(other, otherNotice.noticeId);
+    const before = (await t.db.query("SELECT 1 FROM gate_decisions")).length;
+    assertApiError(await verify(foreign), 404, "NOT_FOUND");
+    assertApiError(await verify("cns_doesnotexist00"), 404, "NOT_FOUND");
+    assert.equal((await t.db.query("SELECT 1 FROM gate_decisions")).length, before);
+    // The owner may ask.
+    assert.equal((await verify(foreign, other.apiKey)).json().decision, "allow");
+    // Each organisation sees only its own log.
+    const theirs = (await decisions("", other.apiKey)).json().decisions as { consentId: string }[];
+    assert.deepEqual(
+      theirs.map((d) => d.consentId),
+      [foreign],
+    );
+  });
+
+  test("bad bodies, bad credentials", async () => {
+    assertApiError(await verify("not-an-id"), 400, "VALIDATION_ERROR", { field: "consentId" });
+    assertApiError(await verify(42), 400, "VALIDATION_ERROR", { field: "consentId" });
+    const empty = await t.request({
+      method: "POST",
+      url: "/api/v1/consent/verify",
+      headers: bearer(acme.apiKey),
+      payload: {},
+    });
+    assertApiError(empty, 400, "VALIDATION_ERROR", { field: "consentId" });
+    const anon = await t.request({
+      method: "POST",
+      url: "/api/v1/consent/verify",
+      payload: { consentId: "cns_abcdefghij" },
+    });
+    assertApiError(anon, 401, "UNAUTHORIZED");
+  });
+
+  test("the log is newest first; limit defaults to 50, is clamped to 200, and must be a positive integer", async () => {
+    const org = await seedOrganization(t);
+    const notice = await publishTestNotice(t, org);
+    const consentId = await newConsent(org, notice.noticeId);
+    for (let i = 0; i < 205; i++) {
+      t.clock.advance(1);
+      await verify(consentId, org.apiKey);
+    }
+    const byDefault = (await decisions("", org.apiKey)).json().decisions as { decidedAt: number }[];
+    assert.equal(byDefault.length, 50);
+    assert.equal(byDefault[0]!.decidedAt, t.clock.now());
+    for (let i = 1; i < byDefault.length; i++)
+      assert.ok(byDefault[i - 1]!.decidedAt > byDefault[i]!.decidedAt);
+    assert.equal((await decisions("?limit=3", org.apiKey)).json().decisions.length, 3);
+    assert.equal((await decisions("?limit=1000", org.apiKey)).json().decisions.length, 200);
+    for (const bad of ["0", "-1", "1.5", "abc", ""]) {
+      assertApiError(await decisions(`?limit=${bad}`, org.apiKey), 400, "VALIDATION_ERROR", {
+        field: "limit",
+      });
+    }
+    // Decisions are durable rows, attributed to whichever key asked.
+    const second = await createApiKey(
+      t.db,
+      { organizationId: org.org.organizationId, name: "b", createdBy: null },
+      t.clock.now(),
+    );
+    t.clock.advance(1);
+    await verify(consentId, second.key);
+    assert.equal((await decisions("?limit=1", org.apiKey)).json().decisions[0].apiKeyId, second.apiKeyId);
+  });
+
+  test("alerts: consents denied at least denyThreshold times within windowMs, most recent first", async () => {
+    const org = await seedOrganization(t);
+    const notice = await publishTestNotice(t, org);
+    const empty = (await alerts(org)).json();
+    assert.deepEqual(empty, { alerts: [], windowMs: 3_600_000, denyThreshold: 3 });
+
+    const [a, b, c] = [
+      await newConsent(org, notice.noticeId),
+      await newConsent(org, notice.noticeId),
+      await newConsent(org, notice.noticeId),
+    ];
+    for (const id of [a, b, c]) {
+      await t.request({ method: "DELETE", url: `/cm/v1/consent/${id}`, headers: bearer(org.apiKey) });
+    }
+    const start = t.clock.now();
+    const deny = async (id: string) => {
+      t.clock.advance(1000);
+      assert.equal((await verify(id, org.apiKey)).json().decision, "deny");
+    };
+    await deny(a); // a: start+1000
+    await deny(b);
+    await deny(a);
+    await deny(b);
+    await deny(a); // a: 3 denies, last at start+5000
+    await deny(b); // b: 3 denies, last at start+6000
+    await deny(c); // c: 1 deny
+    const res = (await alerts(org)).json();
+    assert.deepEqual(res, {
+      alerts: [
+        { consentId: b, denyCount: 3, firstDeniedAt: start + 2000, lastDeniedAt: start + 6000 },
+        { consentId: a, denyCount: 3, firstDeniedAt: start + 1000, lastDeniedAt: start + 5000 },
+      ],
+      windowMs: 3_600_000,
+      denyThreshold: 3,
+    });
+    // Denies age out of the window.
+    t.clock.set(start + 1000 + 3_600_000);
+    assert.deepEqual(
+      (await alerts(org))
+        .json()
+        .alerts.map((x: { consentId: string; denyCount: number }) => [x.consentId, x.denyCount]),
+      [[b, 3]],
+    );
+    // Both settings are per organisation, and echoed.
+    await setOrgSettings(t, org, { consentGate: { windowMs: 10 * 3_600_000, denyThreshold: 1 } });
+    const custom = (await alerts(org)).json();
+    assert.equal(custom.windowMs, 36_000_000);
+    assert.equal(custom.denyThreshold, 1);
+    assert.deepEqual(
+      custom.alerts.map((x: { consentId: string }) => x.consentId),
+      [c, b, a],
+    );
+    // Another organisation's alerts are its own.
+    assert.deepEqual((await alerts(acme)).json().alerts, []);
+    // With bypass detection switched off the list is empty (not an error); the settings are echoed.
+    await t.db.query(
+      `UPDATE organizations SET capabilities = '{"consent_gate_bypass_alerts": false}'::jsonb WHERE organization_id = $1`,
+      [org.org.organizationId],
+    );
+    assert.deepEqual((await alerts(org)).json(), { alerts: [], windowMs: 36_000_000, denyThreshold: 1 });
+  });
+
+  test("with decision recording switched off, verify still decides but logs nothing", async () => {
+    const org = await seedOrganization(t);
+    const notice = await publishTestNotice(t, org);
+    const consentId = await newConsent(org, notice.noticeId);
+    await t.db.query(
+      `UPDATE organizations SET capabilities = '{"consent_gate_decision_audit": false}'::jsonb WHERE organization_id = $1`,
+      [org.org.organizationId],
+    );
+    const res = await verify(consentId, org.apiKey);
+    assert.deepEqual(res.json(), { decision: "allow", reason: "consent_active", consentId });
+    assertApiError(await verify("cns_doesnotexist00", org.apiKey), 404, "NOT_FOUND");
+    assert.deepEqual((await decisions("", org.apiKey)).json(), { decisions: [] });
+  });
+});

@@ -584,7 +584,10 @@ describe("webhook delivery", () => {
     assert.equal(released?.status, "pending");
     assert.equal(released?.nextAttemptAt, t.clock.now());
     assert.equal(released?.lastError, "worker stopped before an answer");
-    assert.equal((await worker().runOnce()).delivered, 1);
+    // Other deliveries of this file may also be due on the shared clock; what matters is this one.
+    assert.ok((await worker().runOnce()).delivered >= 1);
+    const [delivered] = await deliveries(endpointId);
+    assert.equal(delivered?.status, "delivered");
   });
 });
 

@@ -1,0 +1,106 @@
+package ai.guard.server.models
+
+import kotlinx.serialization.Serializable
+
+// Request bodies and query parameters. The server validates them against the contract (a bad value is
+// a 400 GuardApiError naming the field), so the SDK does not duplicate those rules; enum-like fields
+// are Strings for the same reason, with the known values as constants.
+
+/** The `type` values of a DSR request. */
+public object DsrTypes {
+    public const val SUMMARY: String = "summary"
+    public const val PROCESSORS: String = "processors"
+    public const val CORRECTION: String = "correction"
+    public const val ERASURE: String = "erasure"
+}
+
+/** Body of `giveAnonymousConsent`: a guest's consent, keyed by a client-generated [anonymousId]. */
+@Serializable
+public data class AnonymousConsentInput(
+    public val organizationId: String,
+    public val noticeId: String,
+    public val purpose: String,
+    public val dataTypes: List<String>,
+    public val anonymousId: String,
+)
+
+/** Body of `createDsrRequest`. */
+@Serializable
+public data class CreateDsrRequestInput @JvmOverloads constructor(
+    public val organizationId: String,
+    /** One of [DsrTypes]. */
+    public val type: String,
+    /** Free text; comes back as `requestDetails`. */
+    public val details: String? = null,
+)
+
+/** Body of `createGrievance`. */
+@Serializable
+public data class CreateGrievanceInput(
+    public val organizationId: String,
+    public val subject: String,
+    public val description: String,
+)
+
+/** Body of `upsertNomination`. */
+@Serializable
+public data class NominationInput(
+    public val nomineeName: String,
+    /** Email address or phone number of the nominee. */
+    public val nomineeContact: String,
+)
+
+/** Body of `recordConsent` (`/cm/v1/consent`): the principal is found by [email]. */
+@Serializable
+public data class RecordConsentInput(
+    public val email: String,
+    public val noticeId: String,
+    public val purpose: String,
+    public val dataTypes: List<String>,
+)
+
+/** Query of `getBannerConfig`: a web [domain], a native [appId], or neither for the organisation default. */
+public data class BannerConfigQuery @JvmOverloads constructor(
+    public val domain: String? = null,
+    public val appId: String? = null,
+) {
+    public companion object {
+        @JvmField
+        public val ORGANIZATION_DEFAULT: BannerConfigQuery = BannerConfigQuery()
+
+        @JvmStatic
+        public fun domain(domain: String): BannerConfigQuery = BannerConfigQuery(domain = domain)
+
+        @JvmStatic
+        public fun appId(appId: String): BannerConfigQuery = BannerConfigQuery(appId = appId)
+    }
+}
+
+/** Query of `getConsentStatus`: exactly one of email and external id, so the constructor is private. */
+public class ConsentStatusQuery private constructor(
+    public val email: String? = null,
+    public val externalId: String? = null,
+) {
+    override fun equals(other: Any?): Boolean =
+        other is ConsentStatusQuery && other.email == email && other.externalId == externalId
+
+    override fun hashCode(): Int = 31 * (email?.hashCode() ?: 0) + (externalId?.hashCode() ?: 0)
+
+    override fun toString(): String = if (email != null) "ConsentStatusQuery(email=$email)" else "ConsentStatusQuery(externalId=$externalId)"
+
+    public companion object {
+        @JvmStatic
+        public fun byEmail(email: String): ConsentStatusQuery = ConsentStatusQuery(email = email)
+
+        @JvmStatic
+        public fun byExternalId(externalId: String): ConsentStatusQuery = ConsentStatusQuery(externalId = externalId)
+    }
+}
+
+/** Query of `listGateDecisions`: how many decisions, newest first (server default 50, at most 200). */
+public data class GateDecisionsQuery @JvmOverloads constructor(public val limit: Int? = null) {
+    public companion object {
+        @JvmField
+        public val DEFAULT: GateDecisionsQuery = GateDecisionsQuery()
+    }
+}

@@ -1,0 +1,277 @@
+package ai.guard.server.models
+
+import kotlinx.serialization.SerialName
+import kotlinx.serialization.Serializable
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+
+// Responses, one class per schema of contract/openapi/v1.yaml that the client returns. ModelsMatchContractTest
+// walks each class against its schema (names, required-ness, nullability, JSON types) and fails when
+// the contract moves without them. Rules: a required property has no default; an optional one is
+// nullable with default null; a status-like enum is a String (the contract adds values in minor
+// releases, and an unknown value must not break decoding); times are epoch milliseconds as Long.
+
+/** `OrgSummary`: an organisation, looked up by its short name. */
+@Serializable
+public data class OrgSummary(
+    public val orgId: String,
+    public val name: String,
+    public val slug: String,
+)
+
+/** `NoticeItemizedPurpose`: one purpose a notice itemises, with the personal data it uses. */
+@Serializable
+public data class NoticeItemizedPurpose @JvmOverloads constructor(
+    public val purpose: String,
+    public val personalDataDescription: String,
+    /** Whether the purpose is tracking, behavioural monitoring or targeted advertising (DPDP s.9(3)), when the notice says. */
+    public val tracking: Boolean? = null,
+)
+
+/** `NoticeLanguageContent`: the notice text in one language. */
+@Serializable
+public data class NoticeLanguageContent @JvmOverloads constructor(
+    public val title: String,
+    public val body: String,
+    public val withdrawal: String? = null,
+    public val rights: String? = null,
+    public val complaint: String? = null,
+)
+
+/** `Notice`: a versioned privacy notice. */
+@Serializable
+public data class Notice @JvmOverloads constructor(
+    /** The wire's `_id`. */
+    @SerialName("_id") public val id: String,
+    public val organizationId: String,
+    public val version: Int,
+    public val itemized: List<NoticeItemizedPurpose>,
+    /** Language code (`en`, `hi`, ...) to the text in that language. */
+    public val content: Map<String, NoticeLanguageContent>,
+    /** `draft`, `published`, `superseded` or `archived`. */
+    public val status: String,
+    /** Same value as [id] (added in contract 1.7.0). */
+    public val noticeId: String? = null,
+    public val publishedAt: Long? = null,
+    public val languages: List<String>? = null,
+)
+
+/** `{ notices }` of `GET /api/v1/org/{orgId}/notices`: published notices only. */
+@Serializable
+public data class NoticeList(public val notices: List<Notice>)
+
+/** Banner configuration of a domain, an app, or the organisation default. */
+@Serializable
+public data class BannerConfig @JvmOverloads constructor(
+    /** Presentation-config version; never triggers re-consent (unlike [Notice.version]). */
+    public val configVersion: Int,
+    /** The dashboard's presentation settings: an open object. */
+    public val bannerSettings: JsonObject? = null,
+)
+
+/** The answer to an anonymous consent capture. */
+@Serializable
+public data class AnonymousConsent(
+    public val consentId: String,
+    public val purpose: String,
+    public val dataTypes: List<String>,
+    public val givenAt: Long,
+)
+
+/** A short-lived principal access token (15 minutes by default). */
+@Serializable
+public data class BrokeredToken(
+    public val accessToken: String,
+    /** Epoch ms. */
+    public val expiresAt: Long,
+    /** Always `Bearer`. */
+    public val tokenType: String,
+) {
+    /** The token is a secret: it stays out of logs. */
+    override fun toString(): String = "BrokeredToken(accessToken=<redacted>, expiresAt=$expiresAt, tokenType=$tokenType)"
+}
+
+/** A (notice, purpose) pair whose notice moved to a newer version since the guest consented. */
+@Serializable
+public data class NoticePurpose(
+    public val noticeId: String,
+    public val purpose: String,
+)
+
+/** The answer to linking a guest's anonymous consents into the signed-in principal. */
+@Serializable
+public data class LinkAnonymousConsentResult(
+    /** Consents newly linked by this call (0 on a repeat). */
+    public val linkedCount: Int,
+    public val needsReconsent: List<NoticePurpose>,
+)
+
+/** `DsrRequest`: a data-subject request. */
+@Serializable
+public data class DsrRequest @JvmOverloads constructor(
+    public val requestId: String,
+    /** `summary`, `processors`, `correction` or `erasure` (see [DsrTypes]). */
+    public val type: String,
+    /** `pending`, `in_progress`, `completed` or `rejected`. */
+    public val status: String,
+    /** SLA deadline, epoch ms. */
+    public val dueAt: Long? = null,
+    /** The `details` the principal filed. */
+    public val requestDetails: String? = null,
+    public val organizationId: String? = null,
+    public val createdAt: Long? = null,
+    /** Your id of the principal who filed it (a pseudonym once their data is erased). */
+    public val externalId: String? = null,
+    /** The answer to the principal, once given: a summary, an erasure report, a statutory denial…; any JSON. */
+    public val responsePayload: JsonElement? = null,
+    /** Epoch ms the request reached `completed` or `rejected`. */
+    public val closedAt: Long? = null,
+    /** Where the statutory clock stands: `on_time`, `due_soon`, `overdue`, `met` or `missed`. */
+    public val dueState: String? = null,
+)
+
+/** `{ requests }` of `GET /api/v1/dsr`. */
+@Serializable
+public data class DsrRequestList(public val requests: List<DsrRequest>)
+
+/** `Grievance`. */
+@Serializable
+public data class Grievance @JvmOverloads constructor(
+    public val grievanceId: String,
+    public val subject: String,
+    public val description: String,
+    /** `open`, `in_progress` or `resolved`. */
+    public val status: String,
+    /** SLA deadline, epoch ms. */
+    public val dueAt: Long,
+    public val respondedAt: Long? = null,
+    public val response: String? = null,
+    public val organizationId: String? = null,
+    public val createdAt: Long? = null,
+    /** Your id of the principal who filed it (a pseudonym once their data is erased). */
+    public val externalId: String? = null,
+    /** Epoch ms the grievance was resolved. */
+    public val closedAt: Long? = null,
+    /** Where the statutory clock stands: `on_time`, `due_soon`, `overdue`, `met` or `missed`. */
+    public val dueState: String? = null,
+)
+
+/** `{ grievances }` of `GET /api/v1/grievances`. */
+@Serializable
+public data class GrievanceList(public val grievances: List<Grievance>)
+
+/** `Nomination`: the principal's successor nomination. */
+@Serializable
+public data class Nomination(
+    public val nominationId: String,
+    public val nomineeName: String,
+    public val nomineeContact: String,
+    /** `active` or `revoked`. */
+    public val status: String,
+)
+
+/** The answer to revoking a nomination; [revoked] is false when none was active (a no-op). */
+@Serializable
+public data class NominationRevocation(public val revoked: Boolean)
+
+/** The part of a consent record [ai.guard.server.hasConsent] reads. */
+public interface ConsentLike {
+    public val purpose: String
+
+    /** Null while the consent is active. */
+    public val withdrawnAt: Long?
+}
+
+/** `ConsentRecord`: a persisted consent (shape unchanged since contract 1.0.0). */
+@Serializable
+public data class ConsentRecord @JvmOverloads constructor(
+    /** The wire's `@context` (JSON-LD): `urn:guard:jsonld:consent-record:v1`. */
+    @SerialName("@context") public val context: String,
+    public val consentId: String,
+    override val purpose: String,
+    public val dataTypes: List<String>,
+    public val givenAt: Long,
+    override val withdrawnAt: Long?,
+    /** `active` or `withdrawn`. */
+    public val status: String,
+    /** The notice the consent was given against. */
+    public val noticeId: String? = null,
+    public val noticeVersion: Int? = null,
+) : ConsentLike
+
+/** The principal a consent-status lookup resolved to. */
+@Serializable
+public data class ConsentStatusPrincipal(
+    public val principalId: String,
+    public val externalId: String?,
+    public val email: String?,
+)
+
+/** `ConsentStatusEntry`: one consent in a consent-status answer. */
+@Serializable
+public data class ConsentStatusEntry(
+    public val consentId: String,
+    public val noticeId: String,
+    public val noticeVersion: Int,
+    override val purpose: String,
+    /** `active` or `withdrawn`. */
+    public val status: String,
+    public val givenAt: Long,
+    override val withdrawnAt: Long?,
+) : ConsentLike
+
+/** `ConsentStatus`: a principal and every consent they hold at the key's organisation, newest first. */
+@Serializable
+public data class ConsentStatus(
+    public val principal: ConsentStatusPrincipal,
+    public val consents: List<ConsentStatusEntry>,
+)
+
+/** The Consent Gate's answer: may processing that depends on this consent go ahead? */
+@Serializable
+public data class ConsentVerification @JvmOverloads constructor(
+    /** `allow` or `deny`. */
+    public val decision: String,
+    /** `consent_active` or `consent_withdrawn`. */
+    public val reason: String,
+    public val consentId: String,
+    /** The decision-log row this answer wrote; null while decision recording is off. */
+    public val decisionId: String? = null,
+) {
+    /** True when [decision] is `allow`. */
+    public val isAllowed: Boolean get() = decision == "allow"
+}
+
+/** `ConsentGateDecision`: one immutable row of the Consent Gate decision log. */
+@Serializable
+public data class ConsentGateDecision(
+    public val decisionId: String,
+    public val consentId: String,
+    public val apiKeyId: String,
+    /** `allow` or `deny`. */
+    public val decision: String,
+    /** `consent_active` or `consent_withdrawn`. */
+    public val reason: String,
+    public val decidedAt: Long,
+)
+
+/** `{ decisions }` of the decision log, newest first. */
+@Serializable
+public data class ConsentGateDecisionList(public val decisions: List<ConsentGateDecision>)
+
+/** `ConsentGateBypassAlert`: a consent denied `denyThreshold` or more times inside the window. */
+@Serializable
+public data class ConsentGateBypassAlert(
+    public val consentId: String,
+    public val denyCount: Int,
+    public val firstDeniedAt: Long,
+    public val lastDeniedAt: Long,
+)
+
+/** Current bypass alerts, with the window and threshold that produced them. */
+@Serializable
+public data class ConsentGateAlertList(
+    public val alerts: List<ConsentGateBypassAlert>,
+    public val windowMs: Long,
+    public val denyThreshold: Int,
+)

@@ -17,6 +17,8 @@ describe("guard CLI", () => {
   test("migrate applies every migration once", async () => {
     const first = await cli.run(["--json", "migrate"]);
     assert.equal(first.code, 0, first.stderr);
+    const { applied } = first.json<{ applied: string[] }>();
+    assert.ok(applied.includes("0001_accounts"), `a fresh database gets every migration: ${first.stdout}`);
     const second = await cli.run(["--json", "migrate"]);
     assert.deepEqual(second.json(), { applied: [] });
   });

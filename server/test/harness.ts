@@ -1,15 +1,18 @@
 // Test harness: a fresh database for each test file, on the engine GUARD_TEST_DB names (`pglite`,
 // the default, or `postgres` with GUARD_TEST_DATABASE_URL pointing at a throwaway cluster's
 // maintenance database), and an app built around it for inject() calls.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import pg from "pg";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { createOrganization, type Organization } from "../src/accounts/organizations.js";
 import { createStaffUser } from "../src/accounts/staff.js";
 import { testConfig, type Config } from "../src/config.js";
-import { openDatabase, type Database } from "../src/db/database.js";
-import { migrate } from "../src/db/migrate.js";
+import { dumpPgliteSnapshot, openDatabase, type Database } from "../src/db/database.js";
+import { listMigrations, migrate } from "../src/db/migrate.js";
 import { buildApp } from "../src/http/app.js";
 import type { StaffRole } from "../src/http/credentials.js";
 import { ManualClock } from "../src/lib/clock.js";
@@ -55,9 +58,29 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
       },
     };
   }
+  const db = await openDatabase({ snapshot: await migratedSnapshot() });
+  await migrate(db); // a no-op on the snapshot; keeps this path honest if the cache is stale
+  return { db, dispose: () => db.close() };
+}
+
+/**
+ * A migrated, empty embedded database as a tarball, cached in the temp dir under a hash of the
+ * migrations. Initialising PGlite from scratch (initdb + migrations) costs seconds per test file;
+ * loading the snapshot costs well under one.
+ */
+async function migratedSnapshot(): Promise<Blob> {
+  const digest = createHash("sha256").update(JSON.stringify(listMigrations())).digest("hex").slice(0, 16);
+  const file = path.join(os.tmpdir(), `guard-test-pglite-${digest}.tar`);
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const db = await openDatabase({});
   await migrate(db);
-  return { db, dispose: () => db.close() };
+  const snapshot = (await dumpPgliteSnapshot(db))!;
+  await db.close();
+  // Written beside the final name and renamed, so a concurrent test file never reads half a file.
+  const partial = `${file}.${process.pid}.partial`;
+  fs.writeFileSync(partial, Buffer.from(await snapshot.arrayBuffer()));
+  fs.renameSync(partial, file);
+  return snapshot;
 }
 
 export interface TestApp {

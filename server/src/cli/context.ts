@@ -33,8 +33,8 @@ export class CliContext {
     }
   }
 
-  /** The database, opened and migrated on first use. */
-  async db(): Promise<Database> {
+  /** The database, opened and (unless `migrateOnOpen` is false) migrated on first use. */
+  async db(options: { migrateOnOpen?: boolean } = {}): Promise<Database> {
     if (!this.database) {
       try {
         this.database = await openConfiguredDatabase(this.config);
@@ -42,7 +42,7 @@ export class CliContext {
         if (error instanceof DataDirLockedError) throw new CliError(error.message);
         throw error;
       }
-      await migrate(this.database);
+      if (options.migrateOnOpen !== false) await migrate(this.database);
     }
     return this.database;
   }

@@ -45,6 +45,11 @@ class PgliteDatabase implements Database {
     );
   }
 
+  /** A tarball of the whole database (PGlite only): tests start from a migrated snapshot. */
+  async dumpSnapshot(): Promise<Blob> {
+    return this.db.dumpDataDir("none");
+  }
+
   async close(): Promise<void> {
     try {
       if (!this.db.closed) await this.db.close();
@@ -93,6 +98,13 @@ export interface OpenDatabaseOptions {
   dataDir?: string | undefined;
   /** Pool size for a PostgreSQL server. */
   maxConnections?: number;
+  /** In-memory PGlite only: start from this dump (see dumpPgliteSnapshot) instead of an empty cluster. */
+  snapshot?: Blob;
+}
+
+/** Dumps an embedded database to a tarball; undefined for a PostgreSQL server. */
+export async function dumpPgliteSnapshot(db: Database): Promise<Blob | undefined> {
+  return db instanceof PgliteDatabase ? db.dumpSnapshot() : undefined;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -119,7 +131,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     dataPath = path.join(options.dataDir, "pgdata");
   }
   try {
-    const db = new PGlite(dataPath, { parsers: { [INT8_OID]: parseInt8 } });
+    const db = new PGlite(dataPath, {
+      parsers: { [INT8_OID]: parseInt8 },
+      ...(options.snapshot && !dataPath ? { loadDataDir: options.snapshot } : {}),
+    });
     await db.waitReady;
     return new PgliteDatabase(db, lock);
   } catch (error) {

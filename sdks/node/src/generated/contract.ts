@@ -420,8 +420,8 @@ export interface paths {
          * Create a notice with its first draft
          * @description The notice is not public until its draft is published. Creating again with the same `key`
          *     and the same draft answers the existing notice (a retry); the same `key` with other content
-         *     is `409 CONFLICT` (edit the existing notice's draft instead). `admin` or `dpo`; needs
-         *     `X-CSRF-Token`.
+         *     is `409 CONFLICT` (edit the existing notice's draft instead). Also takes `Idempotency-Key`.
+         *     `admin` or `dpo`; needs `X-CSRF-Token`.
          */
         post: operations["createStaffNotice"];
         delete?: never;
@@ -735,7 +735,7 @@ export interface paths {
          * Create a domain group
          * @description Its id is the widget script's `?id=`. Creating again with the same name and definition
          *     answers the existing group (a retry); the same name with another definition is
-         *     `409 CONFLICT`. `admin` or `dpo`; needs `X-CSRF-Token`.
+         *     `409 CONFLICT`. Also takes `Idempotency-Key`. `admin` or `dpo`; needs `X-CSRF-Token`.
          */
         post: operations["createDomainGroup"];
         delete?: never;
@@ -3546,6 +3546,14 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
                  * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
                  *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
                  */
@@ -3566,6 +3574,7 @@ export interface operations {
             /** @description Created (or the same creation repeated). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,7 +3586,7 @@ export interface operations {
             /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Another notice of the organisation already has this key (`CONFLICT`). */
+            /** @description Another notice of the organisation already has this key, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4274,6 +4283,14 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
                  * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
                  *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
                  */
@@ -4291,6 +4308,7 @@ export interface operations {
             /** @description Created (or the same creation repeated). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4303,7 +4321,7 @@ export interface operations {
             /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Another domain group of the organisation has this name (`CONFLICT`). */
+            /** @description Another domain group of the organisation has this name, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -63,7 +63,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
     .description("apply pending database migrations (the server also applies them at start)")
     .action(
       run(async (ctx) => {
-        const applied = await migrate(await ctx.db());
+        const applied = await migrate(await ctx.db({ migrateOnOpen: false }));
         ctx.out.result({ applied });
       }),
     );

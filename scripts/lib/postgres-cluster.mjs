@@ -111,12 +111,14 @@ function run(cmd, args, opts) {
 
 /**
  * Start a throwaway cluster.
- * @param {{ log?: (msg: string) => void }} [options]
+ * @param {{ log?: (msg: string) => void, durable?: boolean }} [options]
+ *   durable: keep PostgreSQL's default fsync/synchronous_commit (benchmarks that claim durability);
+ *   by default the cluster trades durability for speed, which is what tests want.
  * @returns {Promise<{ url: string, adminUrl: string, port: number, dataDir: string, logTail: () => string, stop: () => Promise<void> }>}
  *   adminUrl: superuser `guard` on the `postgres` database (create databases from it);
  *   url: the same superuser on an empty `guard` database.
  */
-export async function startThrowawayPostgres({ log = () => {} } = {}) {
+export async function startThrowawayPostgres({ log = () => {}, durable = false } = {}) {
   const bin = findPostgresBinDir();
   const owner = clusterOwner();
   const baseDir = fs.mkdtempSync(path.join(tempParent(owner), "guard-pg-"));
@@ -240,8 +242,8 @@ export async function startThrowawayPostgres({ log = () => {} } = {}) {
       ...owner.prefix,
       path.join(bin, "postgres"),
       ...["-D", dataDir, "-p", String(port), "-k", baseDir],
-      ...["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off"],
-      ...["-c", "full_page_writes=off", "-c", "max_connections=300"],
+      ...["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
+      ...(durable ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
     ];
   }
 }

@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { FastifyRequest } from "fastify";
+import { ApiKeyCache } from "../src/accounts/api-keys.js";
 import { mintPrincipalToken, verifyPrincipalToken } from "../src/accounts/principal-tokens.js";
+import { InvalidationFeed } from "../src/db/invalidation.js";
 import { testConfig } from "../src/config.js";
 import { authenticate } from "../src/http/auth.js";
 import { ApiFailure } from "../src/http/errors.js";
@@ -543,7 +545,9 @@ describe("accounts and credentials", () => {
     test("a service key is refused where a principal token is required", async () => {
       const seeded = await seedOrganization(t);
       const { accessToken } = await mintToken(seeded, "customer-7");
-      const deps = { config: t.config, db: t.db, clock: t.clock };
+      const feed = await InvalidationFeed.open(t.db);
+      after(() => feed.close());
+      const deps = { config: t.config, db: t.db, clock: t.clock, apiKeys: new ApiKeyCache(feed) };
 
       // The positive control: the token itself is accepted as a principal credential.
       const credential = await authenticate(fakeRequest(bearer(accessToken)), ["principalToken"], deps);
@@ -568,7 +572,9 @@ describe("accounts and credentials", () => {
     test("an expired token, a token signed with another secret, or a tampered token is refused", async () => {
       const seeded = await seedOrganization(t);
       const other = await seedOrganization(t);
-      const deps = { config: t.config, db: t.db, clock: t.clock };
+      const feed = await InvalidationFeed.open(t.db);
+      after(() => feed.close());
+      const deps = { config: t.config, db: t.db, clock: t.clock, apiKeys: new ApiKeyCache(feed) };
       const principal = (token: string) => authenticate(fakeRequest(bearer(token)), ["principalToken"], deps);
 
       // Expiry.

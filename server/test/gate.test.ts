@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../src/accounts/api-keys.js";
+import { setCapabilities, type CapabilityName } from "../src/capabilities/capabilities.js";
 import { assertApiError } from "./api-error.js";
 import { anonymousConsent, publishTestNotice, setOrgSettings } from "./consent-fixtures.js";
 import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "./harness.js";
@@ -43,6 +44,12 @@ describe("Consent Gate", () => {
     t.request({ method: "DELETE", url: `/cm/v1/consent/${consentId}`, headers: bearer(acme.apiKey) });
   const decisions = (query = "", apiKey = acme.apiKey) =>
     t.request({ method: "GET", url: `/api/v1/consent/gate/decisions${query}`, headers: bearer(apiKey) });
+  // Through the domain function, as the staff route does, so the switch is announced to the
+  // app's capability cache.
+  const switchOff = (org: SeededOrg, name: CapabilityName) =>
+    t.db.transaction((tx) => setCapabilities(tx, org.org.organizationId, { [name]: false }));
+  const decisionCount = async () =>
+    (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM gate_decisions"))[0]!.n;
   const alerts = (org = acme) =>
     t.request({ method: "GET", url: "/api/v1/consent/gate/alerts", headers: bearer(org.apiKey) });
 
@@ -205,21 +212,76 @@ describe("Consent Gate", () => {
     // Another organisation's alerts are its own.
     assert.deepEqual((await alerts(acme)).json().alerts, []);
     // With bypass detection switched off the list is empty (not an error); the settings are echoed.
-    await t.db.query(
-      `UPDATE organizations SET capabilities = '{"consent_gate_bypass_alerts": false}'::jsonb WHERE organization_id = $1`,
-      [org.org.organizationId],
-    );
+    await switchOff(org, "consent_gate_bypass_alerts");
     assert.deepEqual((await alerts(org)).json(), { alerts: [], windowMs: 36_000_000, denyThreshold: 1 });
+  });
+
+  test("many verifications at once, mixed organisations and outcomes: each caller gets its own answer and log row", async () => {
+    const otherNotice = await publishTestNotice(t, other);
+    const active = await newConsent();
+    const withdrawn = await newConsent();
+    assert.equal((await withdraw(withdrawn)).statusCode, 200);
+    const foreign = await newConsent(other, otherNotice.noticeId);
+    const before = await decisionCount();
+    // Sent in one go, so they share groups: acme's key asking about its own consents, about
+    // another organisation's consent and about an unknown id, and the other org's key about its own.
+    const asks = [
+      ...Array.from({ length: 10 }, () => ({
+        consentId: active,
+        key: acme.apiKey,
+        expect: 200,
+        decision: "allow",
+      })),
+      ...Array.from({ length: 10 }, () => ({
+        consentId: withdrawn,
+        key: acme.apiKey,
+        expect: 200,
+        decision: "deny",
+      })),
+      ...Array.from({ length: 5 }, () => ({
+        consentId: foreign,
+        key: acme.apiKey,
+        expect: 404,
+        decision: "",
+      })),
+      ...Array.from({ length: 5 }, () => ({
+        consentId: "cns_doesNotExist00",
+        key: acme.apiKey,
+        expect: 404,
+        decision: "",
+      })),
+      ...Array.from({ length: 5 }, () => ({
+        consentId: foreign,
+        key: other.apiKey,
+        expect: 200,
+        decision: "allow",
+      })),
+    ];
+    const answers = await Promise.all(asks.map((ask) => verify(ask.consentId, ask.key)));
+    const ids = new Set<string>();
+    answers.forEach((res, index) => {
+      const ask = asks[index]!;
+      assert.equal(res.statusCode, ask.expect, `${index}: ${res.body}`);
+      if (ask.expect !== 200) return;
+      const body = res.json();
+      assert.equal(body.consentId, ask.consentId);
+      assert.equal(body.decision, ask.decision);
+      ids.add(body.decisionId);
+    });
+    assert.equal(ids.size, 25, "every answered verification has a decision id of its own");
+    assert.equal(await decisionCount(), before + 25, "404s log nothing; every answer was logged");
+    const [row] = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM gate_decisions WHERE decision_id = ANY($1::text[])",
+      [[...ids]],
+    );
+    assert.equal(row?.n, 25);
   });
 
   test("with decision recording switched off, verify still decides but logs nothing", async () => {
     const org = await seedOrganization(t);
     const notice = await publishTestNotice(t, org);
     const consentId = await newConsent(org, notice.noticeId);
-    await t.db.query(
-      `UPDATE organizations SET capabilities = '{"consent_gate_decision_audit": false}'::jsonb WHERE organization_id = $1`,
-      [org.org.organizationId],
-    );
+    await switchOff(org, "consent_gate_decision_audit");
     const res = await verify(consentId, org.apiKey);
     assert.deepEqual(res.json(), { decision: "allow", reason: "consent_active", consentId });
     assertApiError(await verify("cns_doesnotexist00", org.apiKey), 404, "NOT_FOUND");

@@ -86,6 +86,8 @@ async function migratedSnapshot(): Promise<Blob> {
 export interface TestApp {
   app: FastifyInstance;
   db: Database;
+  /** The PostgreSQL server database under test; undefined on PGlite. */
+  databaseUrl: string | undefined;
   clock: ManualClock;
   config: Config;
   logs: string[];
@@ -95,7 +97,7 @@ export interface TestApp {
 
 /** An app on a fresh database, checking every response against the contract. */
 export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const { db, dispose } = await openTestDatabase();
+  const { db, url, dispose } = await openTestDatabase();
   const clock = new ManualClock();
   const config = testConfig({ logLevel: "info", ...overrides });
   const logs: string[] = [];
@@ -110,6 +112,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   return {
     app,
     db,
+    databaseUrl: url,
     clock,
     config,
     logs,
@@ -117,6 +120,34 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     close: async () => {
       await app.close();
       await dispose();
+    },
+  };
+}
+
+/**
+ * Another instance of the service on `t`'s database, as a second server process would be: on
+ * PostgreSQL its own pool and listening session; on PGlite (one process by design) the same
+ * database object. Close it before `t`.
+ */
+export async function startSecondInstance(t: TestApp): Promise<TestApp> {
+  const db = t.databaseUrl ? await openDatabase({ databaseUrl: t.databaseUrl }) : t.db;
+  const app = await buildApp({
+    config: t.config,
+    db,
+    clock: t.clock,
+    routes: ROUTE_MODULES,
+    checkResponses: true,
+    logStream: { write: () => undefined },
+  });
+  return {
+    ...t,
+    app,
+    db,
+    logs: [],
+    request: (options) => app.inject(options),
+    close: async () => {
+      await app.close();
+      if (db !== t.db) await db.close();
     },
   };
 }

@@ -1,6 +1,10 @@
 // Service API keys: `gk_live_` + 40 random base62 characters (~238 bits). Shown once at creation;
-// only the SHA-256 is stored, with a 16-character display prefix. Revocation is immediate.
+// only the SHA-256 is stored, with a 16-character display prefix. Revocation is immediate: it is
+// announced in its own transaction, and every instance's key cache drops the organisation's keys
+// when the announcement commits (db/invalidation.ts).
 import type { Queryable } from "../db/database.js";
+import { announceInvalidation, type InvalidationFeed } from "../db/invalidation.js";
+import { ReadThroughCache } from "../db/read-through-cache.js";
 import { newId, randomBase62 } from "../lib/ids.js";
 import { sha256Hex } from "../lib/secrets.js";
 
@@ -72,7 +76,10 @@ export async function listApiKeys(db: Queryable, organizationId: string): Promis
   }));
 }
 
-/** `revoked`: true when this call revoked it, false when it already was; undefined: no such key here. */
+/**
+ * `revoked`: true when this call revoked it, false when it already was; undefined: no such key here.
+ * Run it in a transaction so the revocation and its announcement commit together.
+ */
 export async function revokeApiKey(
   db: Queryable,
   input: { organizationId: string; apiKeyId: string },
@@ -86,7 +93,10 @@ export async function revokeApiKey(
       RETURNING api_key_id`,
     [input.organizationId, input.apiKeyId, now],
   );
-  if (revoked.length > 0) return { revoked: true };
+  if (revoked.length > 0) {
+    await announceInvalidation(db, { topic: "api_keys", organizationId: input.organizationId });
+    return { revoked: true };
+  }
   const existing = await db.query("SELECT 1 FROM api_keys WHERE organization_id = $1 AND api_key_id = $2", [
     input.organizationId,
     input.apiKeyId,
@@ -94,25 +104,52 @@ export async function revokeApiKey(
   return existing.length > 0 ? { revoked: false } : undefined;
 }
 
-/** The active key matching `key`, refreshing its last-used time; undefined when unknown or revoked. */
-export async function resolveApiKey(
-  db: Queryable,
-  key: string,
-  now: number,
-): Promise<{ organizationId: string; apiKeyId: string } | undefined> {
-  if (key.length > 100) return undefined;
-  const rows = await db.query<{ organization_id: string; api_key_id: string; last_used_at: number | null }>(
+export interface ResolvedApiKey {
+  organizationId: string;
+  apiKeyId: string;
+}
+
+type ActiveKey = ResolvedApiKey & { lastUsedAt: number | null };
+
+async function loadActiveKey(db: Queryable, keyHash: string): Promise<ActiveKey | undefined> {
+  const [row] = await db.query<{ organization_id: string; api_key_id: string; last_used_at: number | null }>(
     "SELECT organization_id, api_key_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
-    [sha256Hex(key)],
+    [keyHash],
   );
-  const row = rows[0];
-  if (!row) return undefined;
-  if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
-    await db.query("UPDATE api_keys SET last_used_at = $3 WHERE organization_id = $1 AND api_key_id = $2", [
-      row.organization_id,
-      row.api_key_id,
-      now,
-    ]);
+  return (
+    row && { organizationId: row.organization_id, apiKeyId: row.api_key_id, lastUsedAt: row.last_used_at }
+  );
+}
+
+async function touch(db: Queryable, key: ActiveKey, now: number): Promise<void> {
+  if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+  key.lastUsedAt = now;
+  await db.query("UPDATE api_keys SET last_used_at = $3 WHERE organization_id = $1 AND api_key_id = $2", [
+    key.organizationId,
+    key.apiKeyId,
+    now,
+  ]);
+}
+
+/**
+ * Resolves bearer keys to the active key they name, refreshing its last-used time. The row is read
+ * once per instance and then served from memory until a revocation in its organisation is
+ * announced (or a minute passes). The hash is the cache key; unknown and revoked keys are never
+ * cached.
+ */
+export class ApiKeyCache {
+  private readonly cache: ReadThroughCache<ActiveKey>;
+
+  constructor(feed: InvalidationFeed) {
+    this.cache = new ReadThroughCache<ActiveKey>(feed, { topic: "api_keys", max: 10_000, ttlMs: 60_000 });
   }
-  return { organizationId: row.organization_id, apiKeyId: row.api_key_id };
+
+  async resolve(db: Queryable, key: string, now: number): Promise<ResolvedApiKey | undefined> {
+    if (key.length > 100) return undefined;
+    const keyHash = sha256Hex(key);
+    const active = await this.cache.get(keyHash, () => loadActiveKey(db, keyHash));
+    if (!active) return undefined;
+    await touch(db, active, now);
+    return { organizationId: active.organizationId, apiKeyId: active.apiKeyId };
+  }
 }

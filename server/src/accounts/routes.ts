@@ -130,7 +130,9 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
     handler: async (request) => {
       const staff = staffOf(request);
       const { apiKeyId } = request.params as { apiKeyId: string };
-      const result = await revokeApiKey(db, { organizationId: staff.organizationId, apiKeyId }, clock.now());
+      const result = await db.transaction((tx) =>
+        revokeApiKey(tx, { organizationId: staff.organizationId, apiKeyId }, clock.now()),
+      );
       if (!result) throw notFound("No such API key in this organisation");
       return result;
     },

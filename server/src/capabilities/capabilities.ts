@@ -7,8 +7,12 @@
 // the route does while they are off.
 //
 // State lives in organizations.capabilities as {"name": false} for each capability switched off;
-// absent means on, so a capability added later starts on for every organisation.
+// absent means on, so a capability added later starts on for every organisation. Gated requests
+// read it through CapabilityCache; a change is announced in its transaction so every instance's
+// cache drops it on commit (db/invalidation.ts).
 import type { Queryable } from "../db/database.js";
+import { announceInvalidation, type InvalidationFeed } from "../db/invalidation.js";
+import { ReadThroughCache } from "../db/read-through-cache.js";
 
 export interface CapabilityDefinition {
   description: string;
@@ -148,6 +152,23 @@ export async function readCapabilityOverrides(
   return row?.capabilities;
 }
 
+/** readCapabilityOverrides for the request path: one read per organisation per instance. */
+export class CapabilityCache {
+  private readonly cache: ReadThroughCache<{ organizationId: string; overrides: CapabilityOverrides }>;
+
+  constructor(feed: InvalidationFeed) {
+    this.cache = new ReadThroughCache(feed, { topic: "capabilities", max: 10_000, ttlMs: 60_000 });
+  }
+
+  async read(db: Queryable, organizationId: string): Promise<CapabilityOverrides | undefined> {
+    const entry = await this.cache.get(organizationId, async () => {
+      const overrides = await readCapabilityOverrides(db, organizationId);
+      return overrides && { organizationId, overrides };
+    });
+    return entry?.overrides;
+  }
+}
+
 /** Whether a capability is on for an organisation (behavioural capabilities ask this). */
 export async function capabilityEnabled(
   db: Queryable,
@@ -177,7 +198,8 @@ export function describeCapabilities(overrides: CapabilityOverrides): Capability
 /**
  * Switches the named capabilities on or off and leaves the others as they are. Only switched-off
  * capabilities are stored, so "on" is the absence of a key. One statement, so concurrent changes
- * to different capabilities both apply.
+ * to different capabilities both apply. Run it in a transaction so the change and its
+ * announcement commit together.
  */
 export async function setCapabilities(
   db: Queryable,
@@ -195,5 +217,6 @@ export async function setCapabilities(
       WHERE organization_id = $1 RETURNING capabilities`,
     [organizationId, switchOn, JSON.stringify(switchOff)],
   );
+  if (row) await announceInvalidation(db, { topic: "capabilities", organizationId });
   return row?.capabilities;
 }

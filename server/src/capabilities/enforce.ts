@@ -11,6 +11,7 @@ import { isId } from "../lib/ids.js";
 import {
   isOn,
   readCapabilityOverrides,
+  type CapabilityCache,
   type CapabilityName,
   type CapabilityOverrides,
 } from "./capabilities.js";
@@ -72,13 +73,14 @@ export function assertCapabilityResolvable(operationId: string, isPublic: boolea
 export async function enforceCapability(
   request: FastifyRequest,
   db: Queryable,
+  cache: CapabilityCache,
   operationId: string,
   capability: CapabilityName,
 ): Promise<void> {
   let resolved: Resolved | undefined;
   if (request.credential) {
     const { organizationId } = request.credential;
-    const capabilities = await readCapabilityOverrides(db, organizationId);
+    const capabilities = await cache.read(db, organizationId);
     resolved = capabilities && { organizationId, capabilities };
   } else {
     resolved = await PUBLIC_ORG_SOURCES[operationId]?.(request, db);
@@ -91,8 +93,8 @@ export async function enforceCapability(
 }
 
 /**
- * Whether a capability is on for the request's organisation, reusing what the central check read
- * for this request (never across requests: another instance may have switched it since).
+ * Whether a capability is on for the request's organisation, reusing what the central check found
+ * for this request (from the instance's cache, which switches invalidate on every instance).
  */
 export async function requestCapabilityEnabled(
   request: FastifyRequest,

@@ -31,7 +31,8 @@ export const capabilityRoutes: RouteModule = ({ db }) => [
           throw validationError(`capabilities.${name}`, `capabilities.${name} is not a capability`);
         changes[name] = enabled;
       }
-      const overrides = await setCapabilities(db, staffOf(request).organizationId, changes);
+      const organizationId = staffOf(request).organizationId;
+      const overrides = await db.transaction((tx) => setCapabilities(tx, organizationId, changes));
       if (!overrides) throw notFound("No such organisation");
       return { capabilities: describeCapabilities(overrides) };
     },

@@ -9,13 +9,41 @@ export type Row = Record<string, unknown>;
 
 export interface Queryable {
   /** Runs one parameterised statement ($1, $2, …) and returns its rows. */
-  query<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T extends Row = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * Hot statements only: a name (unique per SQL text) makes a PostgreSQL server parse and plan the
+   * statement once per connection instead of on every call. PGlite ignores it.
+   */
+  preparedAs?: string;
 }
 
 export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Receives the payloads of `NOTIFY channel` (pg_notify) from every session, this one's included,
+   * as they commit. Resolves once listening.
+   */
+  listen(channel: string, handlers: NotificationHandlers): Promise<NotificationListener>;
+  close(): Promise<void>;
+}
+
+export interface NotificationHandlers {
+  message(payload: string): void;
+  /**
+   * Called whenever notifications may have been missed (the listening connection dropped): the
+   * receiver must forget whatever the notifications would have told it to forget.
+   */
+  reset(): void;
+}
+
+export interface NotificationListener {
+  /** False while the listening connection is down: notifications are being missed. */
+  readonly connected: boolean;
   close(): Promise<void>;
 }
 
@@ -45,6 +73,18 @@ class PgliteDatabase implements Database {
     );
   }
 
+  async listen(channel: string, handlers: NotificationHandlers): Promise<NotificationListener> {
+    // In-process: notifications cannot be missed, so the listener is always connected.
+    const unlisten = await this.db.listen(channel, (payload) => handlers.message(payload));
+    const db = this.db;
+    return {
+      connected: true,
+      close: async () => {
+        if (!db.closed) await unlisten();
+      },
+    };
+  }
+
   /** A tarball of the whole database (PGlite only): tests start from a migrated snapshot. */
   async dumpSnapshot(): Promise<Blob> {
     return this.db.dumpDataDir("none");
@@ -61,10 +101,20 @@ class PgliteDatabase implements Database {
 
 class PostgresDatabase implements Database {
   readonly kind = "postgres" as const;
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clientConfig: pg.ClientConfig,
+  ) {}
 
-  async query<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const result = await this.pool.query<T>(sql, params as unknown[]);
+  async query<T extends Row>(
+    sql: string,
+    params: readonly unknown[] = [],
+    options?: QueryOptions,
+  ): Promise<T[]> {
+    const values = params as unknown[];
+    const result = options?.preparedAs
+      ? await this.pool.query<T>({ name: options.preparedAs, text: sql, values })
+      : await this.pool.query<T>(sql, values);
     return result.rows;
   }
 
@@ -86,8 +136,95 @@ class PostgresDatabase implements Database {
     }
   }
 
+  listen(channel: string, handlers: NotificationHandlers): Promise<NotificationListener> {
+    return PostgresListener.start(this.clientConfig, channel, handlers);
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+const LISTEN_RECONNECT_MIN_MS = 100;
+const LISTEN_RECONNECT_MAX_MS = 5_000;
+
+/**
+ * LISTEN needs a session of its own (a pooled connection is shared and would drop it), kept open
+ * for the process's lifetime and re-established with backoff when it drops. Every (re)connection
+ * calls `reset`, since whatever was notified while it was down is lost.
+ */
+class PostgresListener implements NotificationListener {
+  connected = false;
+  private client: pg.Client | undefined;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelayMs = LISTEN_RECONNECT_MIN_MS;
+
+  private constructor(
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly channel: string,
+    private readonly handlers: NotificationHandlers,
+  ) {}
+
+  static async start(
+    clientConfig: pg.ClientConfig,
+    channel: string,
+    handlers: NotificationHandlers,
+  ): Promise<PostgresListener> {
+    const listener = new PostgresListener(clientConfig, channel, handlers);
+    await listener.connect();
+    return listener;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client(this.clientConfig);
+    this.client = client;
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.connected = false;
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    client.on("notification", (message) => {
+      if (message.channel === this.channel && message.payload !== undefined)
+        this.handlers.message(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
+    } catch {
+      lost();
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.connected = true;
+    this.retryDelayMs = LISTEN_RECONNECT_MIN_MS;
+    this.handlers.reset();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect();
+    }, this.retryDelayMs);
+    this.retryTimer.unref();
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, LISTEN_RECONNECT_MAX_MS);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.connected = false;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
   }
 }
 
@@ -109,19 +246,19 @@ export async function dumpPgliteSnapshot(db: Database): Promise<Blob | undefined
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
+    const clientConfig: pg.ClientConfig = {
       connectionString: options.databaseUrl,
-      max: options.maxConnections ?? 10,
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           oid === INT8_OID
             ? parseInt8
             : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
       },
-    });
+    };
+    const pool = new pg.Pool({ ...clientConfig, max: options.maxConnections ?? 10 });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on("error", () => undefined);
-    return new PostgresDatabase(pool);
+    return new PostgresDatabase(pool, clientConfig);
   }
   let lock: DataDirLock | undefined;
   let dataPath: string | undefined;

@@ -1,7 +1,8 @@
 // The Consent Gate: may processing that depends on a consent go ahead? The answer comes from the
 // consent's own state (withdrawn_at), and every answer is durably logged before it is returned.
-// Hot path, benchmarked: one statement that reads the consent by its primary key and inserts the
-// decision row (a data-modifying CTE), so a verify costs one round trip and one index lookup.
+// Hot path, benchmarked: verifications are grouped (group-commit.ts) and each group is one
+// statement that reads the consents by primary key and inserts their decision rows (a
+// data-modifying CTE): one round trip and one commit for many verifications.
 import type { Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
 
@@ -17,46 +18,71 @@ export interface GateDecisionRecord {
   decidedAt: number;
 }
 
+export interface VerifyInput {
+  organizationId: string;
+  consentId: string;
+  apiKeyId: string;
+  /** False while the organisation has switched decision recording off: decide, log nothing. */
+  record: boolean;
+  decidedAt: number;
+}
+
+export interface VerifyOutcome {
+  decision: GateDecision;
+  reason: GateReason;
+  /** Present when the decision was logged. */
+  decisionId?: string;
+}
+
 /**
- * Decides and logs; undefined when the organisation has no such consent (404 to the caller). With
- * `record: false` (the organisation switched decision recording off) it only decides, and the
- * answer has no decisionId.
+ * Decides and logs a batch of verifications in one statement (and so one transaction): each
+ * consent is read by primary key within its caller's organisation, and a decision row is inserted
+ * for each one found whose organisation records decisions. Answers are in input order; undefined
+ * where the organisation has no such consent (404 to that caller, nothing logged). When this
+ * resolves, every logged decision has committed.
  */
-export async function verifyConsent(
+export async function verifyConsents(
   db: Queryable,
-  input: { organizationId: string; consentId: string; apiKeyId: string; record: boolean },
-  now: number,
-): Promise<(Omit<GateDecisionRecord, "decisionId"> & { decisionId?: string }) | undefined> {
-  if (!input.record) {
-    const [consent] = await db.query<{ withdrawn_at: number | null }>(
-      "SELECT withdrawn_at FROM consents WHERE organization_id = $1 AND consent_id = $2",
-      [input.organizationId, input.consentId],
-    );
-    if (!consent) return undefined;
-    const active = consent.withdrawn_at === null;
-    return {
-      consentId: input.consentId,
-      apiKeyId: input.apiKeyId,
-      decision: active ? "allow" : "deny",
-      reason: active ? "consent_active" : "consent_withdrawn",
-      decidedAt: now,
-    };
-  }
-  const decisionId = newId("gdc");
-  const rows = await db.query<{ decision: GateDecision; reason: GateReason }>(
-    `INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
-     SELECT c.organization_id, $3, c.consent_id, $4,
-            CASE WHEN c.withdrawn_at IS NULL THEN 'allow' ELSE 'deny' END,
-            CASE WHEN c.withdrawn_at IS NULL THEN 'consent_active' ELSE 'consent_withdrawn' END,
-            $5
-       FROM consents c
-      WHERE c.organization_id = $1 AND c.consent_id = $2
-     RETURNING decision, reason`,
-    [input.organizationId, input.consentId, decisionId, input.apiKeyId, now],
+  inputs: readonly VerifyInput[],
+): Promise<(VerifyOutcome | undefined)[]> {
+  const decisionIds = inputs.map(() => newId("gdc"));
+  const rows = await db.query<{ decision_id: string; active: boolean }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[])
+         AS i (organization_id, consent_id, decision_id, api_key_id, record, decided_at)
+     ), found AS (
+       SELECT i.*, c.withdrawn_at IS NULL AS active
+         FROM input i
+         JOIN consents c ON c.organization_id = i.organization_id AND c.consent_id = i.consent_id
+     ), logged AS (
+       INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
+       SELECT organization_id, decision_id, consent_id, api_key_id,
+              CASE WHEN active THEN 'allow' ELSE 'deny' END,
+              CASE WHEN active THEN 'consent_active' ELSE 'consent_withdrawn' END,
+              decided_at
+         FROM found WHERE record
+     )
+     SELECT decision_id, active FROM found`,
+    [
+      inputs.map((i) => i.organizationId),
+      inputs.map((i) => i.consentId),
+      decisionIds,
+      inputs.map((i) => i.apiKeyId),
+      inputs.map((i) => i.record),
+      inputs.map((i) => i.decidedAt),
+    ],
+    { preparedAs: "gate_verify_v1" },
   );
-  const row = rows[0];
-  if (!row) return undefined;
-  return { decisionId, consentId: input.consentId, apiKeyId: input.apiKeyId, ...row, decidedAt: now };
+  const activeByDecision = new Map(rows.map((r) => [r.decision_id, r.active]));
+  return inputs.map((input, index): VerifyOutcome | undefined => {
+    const decisionId = decisionIds[index] as string;
+    const active = activeByDecision.get(decisionId);
+    if (active === undefined) return undefined;
+    const outcome: VerifyOutcome = active
+      ? { decision: "allow", reason: "consent_active" }
+      : { decision: "deny", reason: "consent_withdrawn" };
+    return input.record ? { ...outcome, decisionId } : outcome;
+  });
 }
 
 export const DEFAULT_DECISION_LIMIT = 50;

@@ -7,7 +7,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { systemClock, type Clock } from "../lib/clock.js";
-import { capabilityForOperation, type CapabilityName } from "../capabilities/capabilities.js";
+import { ApiKeyCache } from "../accounts/api-keys.js";
+import {
+  CapabilityCache,
+  capabilityForOperation,
+  type CapabilityName,
+} from "../capabilities/capabilities.js";
+import { InvalidationFeed } from "../db/invalidation.js";
 import { assertCapabilityResolvable, enforceCapability } from "../capabilities/enforce.js";
 import { authenticate } from "./auth.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
@@ -38,6 +44,9 @@ export interface AppContext {
   clock: Clock;
   /** Readiness: false while shutting down. */
   state: { ready: boolean };
+  /** Per-instance caches of what every authenticated request reads (kept honest by invalidations). */
+  apiKeys: ApiKeyCache;
+  capabilities: CapabilityCache;
 }
 
 export interface RouteSpec {
@@ -85,7 +94,15 @@ function requestIdFor(request: { headers: Record<string, string | string[] | und
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, db } = options;
-  const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, state: { ready: true } };
+  const invalidations = await InvalidationFeed.open(db);
+  const ctx: AppContext = {
+    config,
+    db,
+    clock: options.clock ?? systemClock,
+    state: { ready: true },
+    apiKeys: new ApiKeyCache(invalidations),
+    capabilities: new CapabilityCache(invalidations),
+  };
 
   const app = Fastify({
     logger: {
@@ -128,6 +145,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
 
+  app.addHook("onClose", () => invalidations.close());
   await app.register(cookie);
   registerJsonBodyParser(app);
 
@@ -207,7 +225,7 @@ function registerOperation(
       }
       // After authentication (so the organisation is the credential's) and before validation, so
       // a switched-off route answers 404 as if absent, not a 400 about its input.
-      if (capability) await enforceCapability(request, ctx.db, op.operationId, capability);
+      if (capability) await enforceCapability(request, ctx.db, ctx.capabilities, op.operationId, capability);
     },
     handler: async (request, reply) => {
       const result = await invokeHandler(ctx, spec, successStatus, request, reply);

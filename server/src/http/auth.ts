@@ -2,7 +2,7 @@
 // both travel as `Authorization: Bearer`; the value itself tells them apart (`gk_live_`/`gk_test_`
 // prefix vs a signed token), and one is never accepted where the other is required.
 import type { FastifyRequest } from "fastify";
-import { resolveApiKey } from "../accounts/api-keys.js";
+import type { ApiKeyCache } from "../accounts/api-keys.js";
 import { verifyPrincipalToken } from "../accounts/principal-tokens.js";
 import { resolveStaffSession, SESSION_COOKIE } from "../accounts/staff-sessions.js";
 import type { Config } from "../config.js";
@@ -17,6 +17,7 @@ export interface AuthDeps {
   config: Config;
   db: Database;
   clock: Clock;
+  apiKeys: ApiKeyCache;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -42,7 +43,7 @@ async function resolve(
       if (!token) return undefined;
       if (!isServiceKey(token))
         throw unauthorized("This route needs a service API key, not a principal token");
-      const key = await resolveApiKey(deps.db, token, deps.clock.now());
+      const key = await deps.apiKeys.resolve(deps.db, token, deps.clock.now());
       if (!key) throw unauthorized("Unknown or revoked service API key");
       return { kind: "service", organizationId: key.organizationId, apiKeyId: key.apiKeyId };
     }

@@ -8,6 +8,7 @@ import { gateRoutes } from "./gate/routes.js";
 import type { RouteModule } from "./http/app.js";
 import { noticeRoutes } from "./notices/routes.js";
 import { rightsRoutes } from "./rights/routes.js";
+import { organizationSettingsRoutes } from "./settings/routes.js";
 import { systemRoutes } from "./system/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 
@@ -21,4 +22,5 @@ export const ROUTE_MODULES: RouteModule[] = [
   consentRoutes,
   gateRoutes,
   capabilityRoutes,
+  organizationSettingsRoutes,
 ];

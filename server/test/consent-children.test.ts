@@ -10,9 +10,8 @@ import {
   parentalToken,
   publishTestNotice,
   recordConsent,
-  setOrgSettings,
 } from "./consent-fixtures.js";
-import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "./harness.js";
+import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "./harness.js";
 
 const ITEMIZED = [
   { purpose: "Account", personalDataDescription: "Name and email." },
@@ -186,7 +185,13 @@ describe("children: parental verification and tracking purposes", () => {
 
   test("an organisation that switches blockTrackingForChildren off may record tracking consents", async () => {
     const lenient = await seedOrganization(t);
-    await setOrgSettings(t, lenient, { blockTrackingForChildren: false });
+    const switched = await t.request({
+      method: "PATCH",
+      url: "/api/v1/staff/organization/settings",
+      headers: (await signIn(t, lenient, "admin")).headers,
+      payload: { blockTrackingForChildren: false },
+    });
+    assert.equal(switched.statusCode, 200, switched.body);
     const notice = await publishTestNotice(t, lenient, { itemized: ITEMIZED });
     const child = await principal(t, lenient, "child-6", "child6@example.com");
     await verifyParent(child.accessToken, parentalToken(t, lenient, "child-6"));

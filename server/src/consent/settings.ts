@@ -6,6 +6,8 @@
 //                              anonymous-capture route (defaults 120 and 6000 per 60 000 ms).
 //
 // A missing or ill-typed value means the default, so a bad setting never breaks consent capture.
+// Staff change them with PATCH /api/v1/staff/organization/settings or `guard org settings`
+// (settings/organization-settings.ts), which validate against the ranges below.
 import type { Queryable } from "../db/database.js";
 
 export interface ConsentSettings {
@@ -18,6 +20,15 @@ export const DEFAULT_CONSENT_SETTINGS: ConsentSettings = {
   anonymousConsentRateLimit: { perAddress: 120, perOrganization: 6000, windowMs: 60_000 },
 };
 
+/** The accepted range of each integer setting; outside it the default applies (and writes are refused). */
+export const CONSENT_SETTING_RANGES = {
+  anonymousConsentRateLimit: {
+    perAddress: { min: 1, max: 1_000_000 },
+    perOrganization: { min: 1, max: 100_000_000 },
+    windowMs: { min: 1000, max: 86_400_000 },
+  },
+} as const;
+
 const intIn = (value: unknown, min: number, max: number, fallback: number): number =>
   typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
 
@@ -29,15 +40,21 @@ export function parseConsentSettings(settings: unknown): ConsentSettings {
       : {}
   ) as Record<string, unknown>;
   const defaults = DEFAULT_CONSENT_SETTINGS.anonymousConsentRateLimit;
+  const ranges = CONSENT_SETTING_RANGES.anonymousConsentRateLimit;
   return {
     blockTrackingForChildren:
       typeof raw.blockTrackingForChildren === "boolean"
         ? raw.blockTrackingForChildren
         : DEFAULT_CONSENT_SETTINGS.blockTrackingForChildren,
     anonymousConsentRateLimit: {
-      perAddress: intIn(limits.perAddress, 1, 1_000_000, defaults.perAddress),
-      perOrganization: intIn(limits.perOrganization, 1, 100_000_000, defaults.perOrganization),
-      windowMs: intIn(limits.windowMs, 1000, 86_400_000, defaults.windowMs),
+      perAddress: intIn(limits.perAddress, ranges.perAddress.min, ranges.perAddress.max, defaults.perAddress),
+      perOrganization: intIn(
+        limits.perOrganization,
+        ranges.perOrganization.min,
+        ranges.perOrganization.max,
+        defaults.perOrganization,
+      ),
+      windowMs: intIn(limits.windowMs, ranges.windowMs.min, ranges.windowMs.max, defaults.windowMs),
     },
   };
 }

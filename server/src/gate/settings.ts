@@ -3,7 +3,9 @@
 //   consentGate.windowMs       rolling window of bypass alerts, ms (default 3 600 000 = 1 hour)
 //   consentGate.denyThreshold  in-window denies of one consent that make an alert (default 3)
 //
-// A missing or out-of-range value means the default.
+// A missing or out-of-range value means the default. Staff change them with
+// PATCH /api/v1/staff/organization/settings or `guard org settings` (settings/organization-settings.ts),
+// which validate against GATE_SETTING_RANGES.
 import type { Queryable } from "../db/database.js";
 
 export interface GateSettings {
@@ -12,6 +14,13 @@ export interface GateSettings {
 }
 
 export const DEFAULT_GATE_SETTINGS: GateSettings = { windowMs: 3_600_000, denyThreshold: 3 };
+
+/** The accepted range of each setting; outside it the default applies (and writes are refused). */
+export const GATE_SETTING_RANGES = {
+  // One second to thirty days.
+  windowMs: { min: 1000, max: 30 * 86_400_000 },
+  denyThreshold: { min: 1, max: 1_000_000 },
+} as const;
 
 const intIn = (value: unknown, min: number, max: number, fallback: number): number =>
   typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
@@ -23,9 +32,18 @@ export function parseGateSettings(settings: unknown): GateSettings {
     unknown
   >;
   return {
-    // One second to thirty days.
-    windowMs: intIn(gate.windowMs, 1000, 30 * 86_400_000, DEFAULT_GATE_SETTINGS.windowMs),
-    denyThreshold: intIn(gate.denyThreshold, 1, 1_000_000, DEFAULT_GATE_SETTINGS.denyThreshold),
+    windowMs: intIn(
+      gate.windowMs,
+      GATE_SETTING_RANGES.windowMs.min,
+      GATE_SETTING_RANGES.windowMs.max,
+      DEFAULT_GATE_SETTINGS.windowMs,
+    ),
+    denyThreshold: intIn(
+      gate.denyThreshold,
+      GATE_SETTING_RANGES.denyThreshold.min,
+      GATE_SETTING_RANGES.denyThreshold.max,
+      DEFAULT_GATE_SETTINGS.denyThreshold,
+    ),
   };
 }
 

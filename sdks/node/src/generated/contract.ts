@@ -799,6 +799,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff/organization/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's consent and Consent Gate settings in force
+         * @description The values in force, defaults filled in: what anonymous capture, the children's rule and
+         *     the Consent Gate's bypass alerts use right now. Any staff role may read. Added in 2.10.0.
+         */
+        get: operations["staffGetOrganizationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some of the organisation's consent and Consent Gate settings
+         * @description Sends only what changes, at least one setting; a nested object may name only some of its
+         *     members (the others keep their values). Answers the settings now in force and applies from
+         *     the next request on every instance. Unlike other request bodies, this one is checked for
+         *     unknown keys: a misspelt setting is `400 VALIDATION_ERROR` naming it (for example
+         *     `consentGate.denyTreshold`), because a setting silently ignored would leave the
+         *     organisation believing it had changed something. Every change is appended to the
+         *     organisation's audit chain (`organization.settings_changed`, with the values before and
+         *     after and who made it). Idempotent: sending the same body again changes nothing, writes
+         *     nothing and leaves `updatedAt` as it was. `viewer` sessions get `403 FORBIDDEN`;
+         *     cookie-authenticated calls need `X-CSRF-Token`. Added in 2.10.0.
+         */
+        patch: operations["staffUpdateOrganizationSettings"];
+        trace?: never;
+    };
     "/api/v1/auth/broker-token": {
         parameters: {
             query?: never;
@@ -2299,6 +2333,38 @@ export interface components {
             /** @description The ceiling no period may exceed (90 days, rule 14(3)). */
             maxResponseDays: number;
             /** @description Epoch ms of the last change; null while the defaults apply. */
+            updatedAt: number | null;
+        };
+        /**
+         * @description The organisation's consent and Consent Gate settings in force, defaults filled in. A value
+         *     stored outside its range (say, written by hand in the database) is not in force: its
+         *     default is, and is what this shows.
+         */
+        OrganizationSettings: {
+            /**
+             * @description Refuse tracking, behavioural-monitoring and targeted-advertising purposes for a
+             *     principal verified as a child with `403 MINOR_TRACKING_BLOCKED` (DPDP Act s.9(3)), and
+             *     close such consents when a guest who gave them is linked to a verified child. Default
+             *     true.
+             */
+            blockTrackingForChildren: boolean;
+            /** @description Budgets of `POST /api/v1/consents/anonymous`, counted over a fixed window. */
+            anonymousConsentRateLimit: {
+                /** @description Captures per client address per window. Default 120. */
+                perAddress: number;
+                /** @description Captures for the organisation per window, all addresses together. Default 6000. */
+                perOrganization: number;
+                /** @description The window, in milliseconds (1 s to 1 day). Default 60000. */
+                windowMs: number;
+            };
+            /** @description When `GET /api/v1/consent/gate/alerts` reports a consent as a bypass alert. */
+            consentGate: {
+                /** @description The rolling window, in milliseconds (1 s to 30 days). Default 3600000 (1 hour). */
+                windowMs: number;
+                /** @description In-window denies of one consent that make an alert. Default 3. */
+                denyThreshold: number;
+            };
+            /** @description Epoch ms of the last change through the staff route or `guard org settings`; null while none was made. */
             updatedAt: number | null;
         };
         UpdatedResult: {
@@ -4505,6 +4571,85 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The staff role is not `admin`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffUpdateOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description See `OrganizationSettings`. */
+                    blockTrackingForChildren?: boolean;
+                    anonymousConsentRateLimit?: {
+                        perAddress?: number;
+                        perOrganization?: number;
+                        windowMs?: number;
+                    };
+                    consentGate?: {
+                        windowMs?: number;
+                        denyThreshold?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The settings now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettings"];
+                };
+            };
+            /** @description An empty body or nested object, an unknown setting, a value of the wrong type, or an integer outside its range (`VALIDATION_ERROR` naming the field, e.g. `consentGate.windowMs`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];

@@ -1,10 +1,17 @@
-// guard org create | staff create | keys create | domains add | apps add
+// guard org create | org settings | staff create | keys create | domains add | apps add
+import os from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
 import { createApiKey } from "../../accounts/api-keys.js";
 import { createOrganization, SlugTakenError } from "../../accounts/organizations.js";
 import { createStaffUser, StaffEmailTakenError } from "../../accounts/staff.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
 import { STAFF_ROLES, type StaffRole } from "../../http/credentials.js";
+import { ApiFailure } from "../../http/errors.js";
+import {
+  readOrganizationSettings,
+  settablePaths,
+  updateOrganizationSettings,
+} from "../../settings/organization-settings.js";
 import { CliError, readSecret } from "../io.js";
 import type { RunAction } from "../main.js";
 
@@ -24,6 +31,50 @@ export async function asCliInput<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/**
+ * `--set path=value` options as the partial settings document the staff route takes. Values are
+ * read as JSON where they parse (600000, false) and kept as text otherwise, so the settings module
+ * makes the same type and range checks, and gives the same messages, as for the route.
+ */
+function settingsPatchOf(assignments: string[]): Record<string, unknown> {
+  const known = settablePaths().map((p) => p.path);
+  const patch: Record<string, unknown> = {};
+  for (const assignment of assignments) {
+    const split = assignment.indexOf("=");
+    if (split < 0)
+      throw new CliError(`--set ${assignment}: give path=value, e.g. consentGate.windowMs=600000`);
+    const path = assignment.slice(0, split).trim();
+    const text = assignment.slice(split + 1).trim();
+    if (!known.includes(path)) {
+      throw new CliError(
+        `VALIDATION_ERROR: ${path || "(empty)"} is not a setting; use one of ${known.join(", ")}`,
+      );
+    }
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // Not JSON: passed on as text, which the module refuses with the field's expected type.
+    }
+    const [group, member] = path.split(".") as [string, string | undefined];
+    if (member === undefined) patch[group] = value;
+    else patch[group] = { ...(patch[group] as Record<string, unknown> | undefined), [member]: value };
+  }
+  return patch;
+}
+
+function cliActor(): { kind: "system"; id: string } {
+  let user = "unknown";
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the actor stays cli:unknown.
+  }
+  return { kind: "system", id: `cli:${user}` };
+}
+
 function parseRole(value: string): StaffRole {
   if (!STAFF_ROLES.includes(value as StaffRole))
     throw new InvalidArgumentError(`use one of ${STAFF_ROLES.join(", ")}`);
@@ -41,6 +92,49 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
       run(async (ctx, options: { slug: string; name: string }) => {
         const created = await asCliInput(async () => createOrganization(await ctx.db(), options, Date.now()));
         ctx.out.result({ organizationId: created.organizationId, slug: created.slug, name: created.name });
+      }),
+    );
+
+  org
+    .command("settings")
+    .description(
+      "print the organisation's consent and Consent Gate settings in force, or change some with --set",
+    )
+    .requiredOption("--org <slug>", "organisation slug")
+    .option(
+      "--set <path=value>",
+      `change one setting (repeatable): ${settablePaths()
+        .map((p) =>
+          p.leaf.kind === "boolean" ? `${p.path}=true|false` : `${p.path}=${p.leaf.min}..${p.leaf.max}`,
+        )
+        .join(", ")}`,
+      collect,
+      [],
+    )
+    .action(
+      run(async (ctx, options: { org: string; set: string[] }) => {
+        const patch = options.set.length > 0 ? settingsPatchOf(options.set) : undefined;
+        const organization = await ctx.organization(options.org);
+        const db = await ctx.db();
+        let settings;
+        try {
+          settings =
+            patch === undefined
+              ? await readOrganizationSettings(db, organization.organizationId)
+              : await db.transaction((tx) =>
+                  updateOrganizationSettings(
+                    tx,
+                    { organizationId: organization.organizationId, patch, actor: cliActor() },
+                    Date.now(),
+                  ),
+                );
+        } catch (error) {
+          if (error instanceof ApiFailure) {
+            throw new CliError(`${error.code}: ${error.message}${error.field ? ` (${error.field})` : ""}`);
+          }
+          throw error;
+        }
+        ctx.out.result(settings);
       }),
     );
 

@@ -1,0 +1,48 @@
+// HTTP routes of the organisation's settings: read them in force, change some of them. The
+// organisation is always the credential's; nothing in the request can name another one.
+import type { FastifyRequest } from "fastify";
+import type { RouteModule } from "../http/app.js";
+import type { ServiceCredential, StaffCredential } from "../http/credentials.js";
+import { notFound, unauthorized } from "../http/errors.js";
+import {
+  readOrganizationSettings,
+  updateOrganizationSettings,
+  type SettingsActor,
+} from "./organization-settings.js";
+
+function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
+  const credential = request.credential;
+  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
+  throw unauthorized();
+}
+
+const actorOf = (operator: StaffCredential | ServiceCredential): SettingsActor =>
+  operator.kind === "staff"
+    ? { kind: "staff", id: operator.staffId }
+    : { kind: "service", id: operator.apiKeyId };
+
+export const organizationSettingsRoutes: RouteModule = ({ db, clock }) => [
+  {
+    operationId: "staffGetOrganizationSettings",
+    handler: async (request) => {
+      const settings = await readOrganizationSettings(db, operatorOf(request).organizationId);
+      // Only a deleted organisation with a live credential gets here.
+      if (!settings) throw notFound("No such organisation");
+      return settings;
+    },
+  },
+  {
+    operationId: "staffUpdateOrganizationSettings",
+    roles: ["admin", "dpo"],
+    handler: async (request) => {
+      const operator = operatorOf(request);
+      return db.transaction((tx) =>
+        updateOrganizationSettings(
+          tx,
+          { organizationId: operator.organizationId, patch: request.body, actor: actorOf(operator) },
+          clock.now(),
+        ),
+      );
+    },
+  },
+];

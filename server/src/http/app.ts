@@ -1,12 +1,12 @@
 // Builds the Fastify application: contract-driven validation and serialisation, the single error
 // path, request ids, credential checks, and every domain's routes. Tests call buildApp() and use
 // inject(); `guard serve` calls it and listens.
-import { randomBytes } from "node:crypto";
 import cookie from "@fastify/cookie";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { systemClock, type Clock } from "../lib/clock.js";
+import { randomBase62 } from "../lib/ids.js";
 import { ApiKeyCache } from "../accounts/api-keys.js";
 import {
   CapabilityCache,
@@ -89,7 +89,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = request.headers["x-request-id"];
   if (typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming)) return incoming;
-  return `req_${randomBytes(12).toString("base64url")}`;
+  return `req_${randomBase62(16)}`;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {

@@ -5,14 +5,30 @@ import { randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+// Random bytes are drawn from the CSPRNG a few kilobytes at a time and handed out from memory, as
+// Node's own crypto.randomUUID does: one call per request into OpenSSL costs more than the id.
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function randomByte(): number {
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const byte = pool[poolOffset] as number;
+  // Each byte is used once; wipe it so the pool never holds bytes already handed out.
+  pool[poolOffset] = 0;
+  poolOffset += 1;
+  return byte;
+}
+
 /** `length` characters of uniform base62 (rejection sampling keeps the distribution flat). */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += ALPHABET[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }

@@ -157,7 +157,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
   });
-  app.addHook("onRequest", sdkFloorHook(config.minSdkVersions));
+  // Most deployments set no floor; then no request pays for the check.
+  if (Object.keys(config.minSdkVersions).length > 0)
+    app.addHook("onRequest", sdkFloorHook(config.minSdkVersions));
 
   app.setNotFoundHandler(async (request) => {
     throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);

@@ -91,6 +91,41 @@ describe("hot-path caches across instances", () => {
     assert.equal((await verifyOn(b, org.apiKey)).statusCode, 200);
   });
 
+  test("revoking a key ends the principal sessions it brokered, on every instance", async () => {
+    const key = await newKey("broker");
+    const brokered = await a.request({
+      method: "POST",
+      url: "/api/v1/auth/broker-token",
+      headers: bearer(key.key),
+      payload: { externalId: "customer-revoked-broker" },
+    });
+    assert.equal(brokered.statusCode, 201, brokered.body);
+    const { accessToken } = brokered.json();
+    const viaOther = await a.request({
+      method: "POST",
+      url: "/api/v1/auth/broker-token",
+      headers: bearer(org.apiKey),
+      payload: { externalId: "customer-other-broker" },
+    });
+    const listOn = (instance: TestApp, token: string) =>
+      instance.request({ method: "GET", url: "/api/v1/dsr", headers: bearer(token) });
+    assert.equal((await listOn(a, accessToken)).statusCode, 200);
+    assert.equal((await listOn(b, accessToken)).statusCode, 200);
+    const admin = await signIn(a, org, "admin");
+    const revoked = await a.request({
+      method: "DELETE",
+      url: `/api/v1/staff/api-keys/${key.apiKeyId}`,
+      headers: admin.headers,
+    });
+    assert.equal(revoked.statusCode, 200, revoked.body);
+    const refused = await listOn(a, accessToken);
+    assert.equal(refused.statusCode, 401);
+    assert.match(refused.json().error, /revoked/);
+    assert.ok(await eventually(async () => (await listOn(b, accessToken)).statusCode === 401));
+    // A token brokered by a key still active is unaffected.
+    assert.equal((await listOn(b, viaOther.json().accessToken)).statusCode, 200);
+  });
+
   test("an unknown key is not remembered as unknown: once it exists, it works at once", async () => {
     const chosen = `gk_live_${randomBase62(40)}`;
     assert.equal((await verifyOn(b, chosen)).statusCode, 401);

@@ -139,9 +139,27 @@ async function touch(db: Queryable, key: ActiveKey, now: number): Promise<void> 
  */
 export class ApiKeyCache {
   private readonly cache: ReadThroughCache<ActiveKey>;
+  private readonly activeById: ReadThroughCache<ResolvedApiKey>;
 
   constructor(feed: InvalidationFeed) {
     this.cache = new ReadThroughCache<ActiveKey>(feed, { topic: "api_keys", max: 10_000, ttlMs: 60_000 });
+    this.activeById = new ReadThroughCache<ResolvedApiKey>(feed, {
+      topic: "api_keys",
+      max: 10_000,
+      ttlMs: 60_000,
+    });
+  }
+
+  /** Whether the organisation's key `apiKeyId` exists and is not revoked (tokens it brokered live). */
+  async isActive(db: Queryable, organizationId: string, apiKeyId: string): Promise<boolean> {
+    const found = await this.activeById.get(`${organizationId}/${apiKeyId}`, async () => {
+      const [row] = await db.query(
+        "SELECT 1 FROM api_keys WHERE organization_id = $1 AND api_key_id = $2 AND revoked_at IS NULL",
+        [organizationId, apiKeyId],
+      );
+      return row && { organizationId, apiKeyId };
+    });
+    return found !== undefined;
   }
 
   async resolve(db: Queryable, key: string, now: number): Promise<ResolvedApiKey | undefined> {

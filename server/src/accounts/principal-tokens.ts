@@ -1,5 +1,8 @@
 // Principal access tokens: short-lived HS256 JWTs minted by `broker-token` for one principal of one
-// organisation. Stateless to verify, so any instance accepts them; there is no refresh token.
+// organisation. The signature and expiry are checked statelessly, so any instance accepts them;
+// there is no refresh token. A token names the service key that brokered it (claim `key`), and the
+// caller (http/auth.ts) refuses it once that key is revoked, so revoking a leaked key also ends
+// the sessions it handed out.
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.js";
 
@@ -20,6 +23,8 @@ export interface PrincipalClaims {
   organizationId: string;
   principalId: string;
   externalId: string;
+  /** The service key that brokered the token; absent in tokens minted before keys were named. */
+  apiKeyId?: string | undefined;
 }
 
 export async function mintPrincipalToken(
@@ -29,7 +34,11 @@ export async function mintPrincipalToken(
 ): Promise<{ accessToken: string; expiresAt: number }> {
   const issuedAt = Math.floor(now / 1000);
   const expiresAtSeconds = issuedAt + config.tokenTtlMinutes * 60;
-  const accessToken = await new SignJWT({ org: claims.organizationId, ext: claims.externalId })
+  const accessToken = await new SignJWT({
+    org: claims.organizationId,
+    ext: claims.externalId,
+    ...(claims.apiKeyId ? { key: claims.apiKeyId } : {}),
+  })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)
@@ -56,7 +65,13 @@ export async function verifyPrincipalToken(
       requiredClaims: ["sub", "exp", "org", "ext"],
     });
     if (typeof payload.org !== "string" || typeof payload.ext !== "string" || !payload.sub) return undefined;
-    return { organizationId: payload.org, principalId: payload.sub, externalId: payload.ext };
+    if (payload.key !== undefined && typeof payload.key !== "string") return undefined;
+    return {
+      organizationId: payload.org,
+      principalId: payload.sub,
+      externalId: payload.ext,
+      ...(payload.key ? { apiKeyId: payload.key } : {}),
+    };
   } catch (error) {
     if (error instanceof errors.JOSEError) return undefined;
     throw error;

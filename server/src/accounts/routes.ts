@@ -152,7 +152,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
         await setPrincipalEmail(db, { organizationId: service.organizationId, principalId, email });
       const token = await mintPrincipalToken(
         config,
-        { organizationId: service.organizationId, principalId, externalId },
+        { organizationId: service.organizationId, principalId, externalId, apiKeyId: service.apiKeyId },
         now,
       );
       return { ...token, tokenType: "Bearer" };

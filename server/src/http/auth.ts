@@ -54,7 +54,18 @@ async function resolve(
         throw unauthorized("This route needs a principal access token, not a service API key");
       const principal = await verifyPrincipalToken(deps.config, token, deps.clock.now());
       if (!principal) throw unauthorized("Invalid or expired access token");
-      return { kind: "principal", ...principal };
+      if (
+        principal.apiKeyId !== undefined &&
+        !(await deps.apiKeys.isActive(deps.db, principal.organizationId, principal.apiKeyId))
+      ) {
+        throw unauthorized("The service key that issued this access token has been revoked");
+      }
+      return {
+        kind: "principal",
+        organizationId: principal.organizationId,
+        principalId: principal.principalId,
+        externalId: principal.externalId,
+      };
     }
     case "staffSession": {
       const cookie = request.cookies[SESSION_COOKIE];

@@ -847,7 +847,8 @@ export interface paths {
          * @description Called by the fiduciary's backend with its service API key (never a principal
          *     credential). The token lives 15 minutes by default (configurable, at most 60). No refresh
          *     token is issued: the app asks its backend to broker again once the token expires. Takes no
-         *     `Idempotency-Key` (the token is a secret).
+         *     `Idempotency-Key` (the token is a secret). Revoking the service key ends every token it
+         *     brokered: from then on they are `401 UNAUTHORIZED` (since 2.10.0).
          */
         post: operations["brokerToken"];
         delete?: never;

@@ -28,6 +28,7 @@ import {
   type IdempotencyOption,
 } from "./idempotency.js";
 import { registerJsonBodyParser } from "./json-body.js";
+import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { createResponseChecker, createValidatorCompiler } from "./validation.js";
 import { sdkFloorHook } from "./sdk-floor.js";
 
@@ -132,6 +133,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       },
     },
     genReqId: requestIdFor,
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     // Failures the router meets before any hook runs (malformed URL encoding, an overlong path

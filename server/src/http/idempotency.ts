@@ -152,6 +152,46 @@ function replay(reply: FastifyReply, stored: StoredResponse): unknown {
 }
 
 /**
+ * A handler's tools. `write` is made on first use: most requests (reads, the Consent Gate) never
+ * write through it, and building a closure per request is not free on the hot path.
+ */
+class WriteTools implements HandlerTools {
+  /** The answer recorded for the idempotency key, once `write` committed it. */
+  recorded: { value: unknown } | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly spec: RouteSpec,
+    private readonly successStatus: number,
+    private readonly reply: FastifyReply,
+    private readonly scope: Scope | undefined,
+  ) {}
+
+  get write(): HandlerTools["write"] {
+    return (work) => this.runWrite(work);
+  }
+
+  private runWrite<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const { ctx, scope, reply } = this;
+    if (scope && this.recorded)
+      throw new Error(`${this.spec.operationId}: an idempotent handler writes once`);
+    return ctx.db.transaction(async (tx) => {
+      if (scope) await claim(tx, scope, ctx.clock.now());
+      const value = await work(tx);
+      if (scope) {
+        const status = reply.statusCode !== 200 ? reply.statusCode : this.successStatus;
+        await tx.query(
+          `UPDATE idempotency_keys SET response_status = $5, response_body = $6 WHERE ${SCOPE_WHERE}`,
+          [...scopeParams(scope), status, JSON.stringify(value ?? null)],
+        );
+        this.recorded = { value };
+      }
+      return value;
+    });
+  }
+}
+
+/**
  * Runs a route's handler with its tools: replays a stored answer without running the handler, or
  * gives the handler a `write` that claims the key and records the answer in the same transaction.
  */
@@ -174,27 +214,10 @@ export async function invokeHandler(
       ]);
     }
   }
-  let recorded: { value: unknown } | undefined;
-  const tools: HandlerTools = {
-    write: (work) => {
-      if (scope && recorded) throw new Error(`${spec.operationId}: an idempotent handler writes once`);
-      return ctx.db.transaction(async (tx) => {
-        if (scope) await claim(tx, scope, ctx.clock.now());
-        const value = await work(tx);
-        if (scope) {
-          const status = reply.statusCode !== 200 ? reply.statusCode : successStatus;
-          await tx.query(
-            `UPDATE idempotency_keys SET response_status = $5, response_body = $6 WHERE ${SCOPE_WHERE}`,
-            [...scopeParams(scope), status, JSON.stringify(value ?? null)],
-          );
-          recorded = { value };
-        }
-        return value;
-      });
-    },
-  };
+  const tools = new WriteTools(ctx, spec, successStatus, reply, scope);
   try {
     const result = await spec.handler(request, reply, tools);
+    const recorded = tools.recorded;
     if (recorded && result !== recorded.value) {
       throw new Error(`${spec.operationId}: an idempotent handler must return what write() resolved to`);
     }

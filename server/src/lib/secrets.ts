@@ -1,5 +1,6 @@
 // Secrets at rest and on the wire: hashing for high-entropy tokens, scrypt for passwords, and
 // constant-time comparison everywhere a secret is checked.
+import * as crypto from "node:crypto";
 import {
   createHash,
   randomBytes,
@@ -8,12 +9,18 @@ import {
   type ScryptOptions,
 } from "node:crypto";
 
+// crypto.hash (Node >= 20.12) hashes a short string about four times faster than a Hash object;
+// every API-key request pays for one. Older Node 20 releases fall back to createHash.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+
 /**
  * SHA-256 hex of a high-entropy secret (API key, session token). A fast hash is right here: the
  * secret has ~128 bits of entropy, so there is nothing to brute-force, and lookups by hash stay cheap.
  */
 export function sha256Hex(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return oneShotHash
+    ? oneShotHash("sha256", secret, "hex")
+    : createHash("sha256").update(secret, "utf8").digest("hex");
 }
 
 /** Compares two strings in time independent of where they differ. */

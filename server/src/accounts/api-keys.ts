@@ -138,16 +138,15 @@ async function touch(db: Queryable, key: ActiveKey, now: number): Promise<void> 
  * cached.
  */
 export class ApiKeyCache {
+  /** Active keys by the SHA-256 of the bearer value. */
   private readonly cache: ReadThroughCache<ActiveKey>;
+  /** Active keys by `organizationId/apiKeyId`, for the principal tokens they brokered. */
   private readonly activeById: ReadThroughCache<ResolvedApiKey>;
 
   constructor(feed: InvalidationFeed) {
-    this.cache = new ReadThroughCache<ActiveKey>(feed, { topic: "api_keys", max: 10_000, ttlMs: 60_000 });
-    this.activeById = new ReadThroughCache<ResolvedApiKey>(feed, {
-      topic: "api_keys",
-      max: 10_000,
-      ttlMs: 60_000,
-    });
+    const options = { topic: "api_keys", max: 10_000, ttlMs: 60_000 } as const;
+    this.cache = new ReadThroughCache<ActiveKey>(feed, options);
+    this.activeById = new ReadThroughCache<ResolvedApiKey>(feed, options);
   }
 
   /** Whether the organisation's key `apiKeyId` exists and is not revoked (tokens it brokered live). */

@@ -99,6 +99,20 @@ class PgliteDatabase implements Database {
   }
 }
 
+/** One statement on the pool or a transaction's client, prepared by name when asked. */
+async function runPgQuery<T extends Row>(
+  target: pg.Pool | pg.PoolClient,
+  sql: string,
+  params: readonly unknown[],
+  options: QueryOptions | undefined,
+): Promise<T[]> {
+  const values = params as unknown[];
+  const result = options?.preparedAs
+    ? await target.query<T>({ name: options.preparedAs, text: sql, values })
+    : await target.query<T>(sql, values);
+  return result.rows;
+}
+
 class PostgresDatabase implements Database {
   readonly kind = "postgres" as const;
   constructor(
@@ -106,16 +120,8 @@ class PostgresDatabase implements Database {
     private readonly clientConfig: pg.ClientConfig,
   ) {}
 
-  async query<T extends Row>(
-    sql: string,
-    params: readonly unknown[] = [],
-    options?: QueryOptions,
-  ): Promise<T[]> {
-    const values = params as unknown[];
-    const result = options?.preparedAs
-      ? await this.pool.query<T>({ name: options.preparedAs, text: sql, values })
-      : await this.pool.query<T>(sql, values);
-    return result.rows;
+  query<T extends Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
+    return runPgQuery<T>(this.pool, sql, params, options);
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -123,8 +129,8 @@ class PostgresDatabase implements Database {
     try {
       await client.query("BEGIN");
       const result = await work({
-        query: async <R extends Row>(sql: string, params: readonly unknown[] = []) =>
-          (await client.query<R>(sql, params as unknown[])).rows,
+        query: <R extends Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) =>
+          runPgQuery<R>(client, sql, params, options),
       });
       await client.query("COMMIT");
       return result;

@@ -75,8 +75,8 @@ export async function verifyConsents(
     [JSON.stringify(group)],
     { preparedAs: "gate_verify_v2" },
   );
-  const rows = (result?.answers ?? []).map(([decision_id, active]) => ({ decision_id, active }));
-  const activeByDecision = new Map(rows.map((r) => [r.decision_id, r.active]));
+  // [decisionId, active] pairs for the consents found.
+  const activeByDecision = new Map(result?.answers ?? []);
   return inputs.map((input, index): VerifyOutcome | undefined => {
     const decisionId = decisionIds[index] as string;
     const active = activeByDecision.get(decisionId);

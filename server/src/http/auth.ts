@@ -30,6 +30,12 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match[1];
 }
 
+/** The staff session cookie, parsed from the header on demand (@fastify/cookie runs with `hook: false`). */
+function sessionCookie(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header ? request.server.parseCookie(header)[SESSION_COOKIE] : undefined;
+}
+
 const isServiceKey = (token: string) => token.startsWith("gk_live_") || token.startsWith("gk_test_");
 
 async function resolve(
@@ -68,7 +74,7 @@ async function resolve(
       };
     }
     case "staffSession": {
-      const cookie = request.cookies[SESSION_COOKIE];
+      const cookie = sessionCookie(request);
       if (!cookie) return undefined;
       const session = await resolveStaffSession(deps.db, cookie, deps.clock.now());
       if (!session) throw unauthorized("The session has ended or expired; sign in again");

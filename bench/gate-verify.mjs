@@ -123,7 +123,8 @@ try {
   // The bare route gets byte-for-byte the request the gate gets (it ignores the Authorization header),
   // so both pay the same to receive and parse it.
   const gateRequest = targets[1]?.request;
-  if (gateRequest) Object.assign(targets[0].request, { headers: gateRequest.headers, body: gateRequest.body });
+  if (gateRequest)
+    Object.assign(targets[0].request, { headers: gateRequest.headers, body: gateRequest.body });
 
   const rows = [];
   for (const connections of concurrencies) {

@@ -64,15 +64,33 @@ export async function isMigrated(db: Database): Promise<boolean> {
 }
 
 /**
- * Splits a migration file into statements on `;` at line ends. Migrations are plain DDL written for
- * this (no functions with bodies), and extended-protocol queries take one statement each.
+ * Splits a migration file into statements on `;` at line ends (extended-protocol queries take one
+ * statement each). Inside a dollar-quoted body (`$$ … $$`, `$body$ … $body$`, as in a PL/pgSQL
+ * function) a `;` ends nothing. Whole-line `--` comments are dropped; a trailing `--` comment is
+ * ignored when looking for dollar quotes.
  */
-function splitStatements(sql: string): string[] {
-  return sql
-    .split("\n")
-    .filter((line) => !line.trim().startsWith("--"))
-    .join("\n")
-    .split(/;\s*$/m)
-    .map((s) => s.trim())
-    .filter(Boolean);
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current: string[] = [];
+  let dollarTag: string | undefined;
+  for (const line of sql.split("\n")) {
+    if (dollarTag === undefined && line.trim().startsWith("--")) continue;
+    current.push(line);
+    const code = dollarTag === undefined ? line.replace(/--.*$/, "") : line;
+    for (const [tag] of code.matchAll(/\$[A-Za-z_]*\$/g)) {
+      if (dollarTag === undefined) dollarTag = tag;
+      else if (tag === dollarTag) dollarTag = undefined;
+    }
+    if (dollarTag === undefined && /;\s*(--.*)?$/.test(line)) {
+      statements.push(
+        current
+          .join("\n")
+          .replace(/;\s*(--.*)?$/, "")
+          .trim(),
+      );
+      current = [];
+    }
+  }
+  statements.push(current.join("\n").trim());
+  return statements.filter(Boolean);
 }

@@ -58,6 +58,34 @@ describe("the shared error path", () => {
     }
   });
 
+  test("keys that could poison prototypes are 400 naming the body, however they are spelled", async () => {
+    const poisoned = [
+      '{"organizationSlug": "acme", "__proto__": {"isAdmin": true}}',
+      '{"organizationSlug": "acme", "\\u005f_proto__": {"isAdmin": true}}',
+      '{"organizationSlug": "acme", "nested": {"constructor": {"prototype": {"isAdmin": true}}}}',
+    ];
+    for (const payload of poisoned) {
+      const res = await t.request({
+        method: "POST",
+        url: SIGN_IN,
+        headers: { "content-type": "application/json" },
+        payload,
+      });
+      assertApiError(res, 400, "VALIDATION_ERROR", {
+        field: "body",
+        message: "The body must not contain __proto__ or constructor.prototype keys",
+      });
+    }
+    // The words themselves are ordinary data.
+    const res = await t.request({
+      method: "POST",
+      url: SIGN_IN,
+      headers: { "content-type": "application/json" },
+      payload: '{"organizationSlug": "__proto__", "email": "constructor@example.com", "password": "x"}',
+    });
+    assert.notEqual(res.json().field, "body", res.body);
+  });
+
   test("JSON that is not an object is 400 naming the body", async () => {
     for (const payload of ["null", "[]", '"text"', "42"]) {
       const res = await t.request({

@@ -1,8 +1,13 @@
 // Request bodies are JSON only. An empty body with `Content-Type: application/json` counts as no
 // body (contract 1.6.0 clients send that header on every call, GET and DELETE included); any other
-// content type with a body is 415.
+// content type with a body is 415. Keys that could poison prototypes (`__proto__`,
+// `constructor.prototype`) are refused as Fastify's own parser refuses them (secure-json-parse): a
+// body is later spread into and merged with other objects, and must never carry them.
 import type { FastifyInstance } from "fastify";
+import secureJson from "secure-json-parse";
 import { ApiFailure } from "./errors.js";
+
+const PROTOTYPE_KEYS = "The body must not contain __proto__ or constructor.prototype keys";
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -13,11 +18,21 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     (_request, body, done) => {
       const text = typeof body === "string" ? body : body.toString("utf8");
       if (text.trim() === "") return done(null, undefined);
+      let parsed: unknown;
       try {
-        done(null, JSON.parse(text));
+        // `safe`: a forbidden key makes the result null instead of throwing; malformed JSON throws.
+        parsed = secureJson.parse(text, undefined, {
+          protoAction: "error",
+          constructorAction: "error",
+          safe: true,
+        });
       } catch {
-        done(new ApiFailure("VALIDATION_ERROR", "Malformed JSON body", { field: "body" }), undefined);
+        return done(new ApiFailure("VALIDATION_ERROR", "Malformed JSON body", { field: "body" }), undefined);
       }
+      if (parsed === null && text.trim() !== "null") {
+        return done(new ApiFailure("VALIDATION_ERROR", PROTOTYPE_KEYS, { field: "body" }), undefined);
+      }
+      done(null, parsed);
     },
   );
 }

@@ -33,7 +33,7 @@ test("a dollar-quoted function body stays one statement, whatever its tag", () =
       "END",
       `${tag};`,
     ].join("\n");
-  for (const tag of ["$$", "$body$"]) {
+  for (const tag of ["$$", "$body$", "$fn_2$"]) {
     const statements = splitStatements(`${body(tag)}\nSELECT 2;`);
     assert.equal(statements.length, 2, tag);
     assert.ok(statements[0]!.includes("  SELECT 1 INTO n;\n  RETURN n;"), tag);
@@ -56,7 +56,11 @@ test("the shipped migrations split into complete statements", () => {
     for (const statement of splitStatements(migration.sql)) {
       // Outside comments, dollar quotes come in pairs within one statement.
       const code = statement.replace(/--.*$/gm, "");
-      assert.equal((code.match(/\$[A-Za-z_]*\$/g) ?? []).length % 2, 0, `${migration.id}: ${statement}`);
+      assert.equal(
+        (code.match(/\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/g) ?? []).length % 2,
+        0,
+        `${migration.id}: ${statement}`,
+      );
     }
   }
   const fn = splitStatements(listMigrations().find((m) => m.id === "0041_gate_record_decisions")!.sql);

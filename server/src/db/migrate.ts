@@ -77,7 +77,7 @@ export function splitStatements(sql: string): string[] {
     if (dollarTag === undefined && line.trim().startsWith("--")) continue;
     current.push(line);
     const code = dollarTag === undefined ? line.replace(/--.*$/, "") : line;
-    for (const [tag] of code.matchAll(/\$[A-Za-z_]*\$/g)) {
+    for (const [tag] of code.matchAll(/\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/g)) {
       if (dollarTag === undefined) dollarTag = tag;
       else if (tag === dollarTag) dollarTag = undefined;
     }

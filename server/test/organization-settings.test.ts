@@ -173,7 +173,8 @@ describe("organisation settings", () => {
       [{ consentGate: { windowMs: 600_000, extra: 1 } }, "consentGate.extra"],
       [{ blockTrackingForKids: false }, "blockTrackingForKids"],
       [{ blockTrackingForChildren: false, updatedAt: 5 }, "updatedAt"],
-      [{ ["__proto__"]: { denyThreshold: 1 } }, "__proto__"],
+      // Refused by the body parser before the settings see it (http/json-body.ts).
+      [{ ["__proto__"]: { denyThreshold: 1 } }, "body"],
     ];
     for (const [payload, field] of cases) {
       const res = await t.request({

@@ -62,6 +62,17 @@ describe("hot-path caches across instances", () => {
       payload: { consentId },
     });
 
+  /** Revokes a key the way staff do, through instance A's route. */
+  async function revokeThroughA(apiKeyId: string) {
+    const admin = await signIn(a, org, "admin");
+    const revoked = await a.request({
+      method: "DELETE",
+      url: `/api/v1/staff/api-keys/${apiKeyId}`,
+      headers: admin.headers,
+    });
+    assert.equal(revoked.statusCode, 200, revoked.body);
+  }
+
   async function newKey(name: string) {
     return createApiKey(
       a.db,
@@ -75,13 +86,7 @@ describe("hot-path caches across instances", () => {
     // Both instances have now cached the key.
     assert.equal((await verifyOn(a, key.key)).statusCode, 200);
     assert.equal((await verifyOn(b, key.key)).statusCode, 200);
-    const admin = await signIn(a, org, "admin");
-    const revoked = await a.request({
-      method: "DELETE",
-      url: `/api/v1/staff/api-keys/${key.apiKeyId}`,
-      headers: admin.headers,
-    });
-    assert.equal(revoked.statusCode, 200, revoked.body);
+    await revokeThroughA(key.apiKeyId);
     assert.equal((await verifyOn(a, key.key)).statusCode, 401, "the revoking instance never serves it again");
     assert.ok(
       await eventually(async () => (await verifyOn(b, key.key)).statusCode === 401),
@@ -111,13 +116,7 @@ describe("hot-path caches across instances", () => {
       instance.request({ method: "GET", url: "/api/v1/dsr", headers: bearer(token) });
     assert.equal((await listOn(a, accessToken)).statusCode, 200);
     assert.equal((await listOn(b, accessToken)).statusCode, 200);
-    const admin = await signIn(a, org, "admin");
-    const revoked = await a.request({
-      method: "DELETE",
-      url: `/api/v1/staff/api-keys/${key.apiKeyId}`,
-      headers: admin.headers,
-    });
-    assert.equal(revoked.statusCode, 200, revoked.body);
+    await revokeThroughA(key.apiKeyId);
     const refused = await listOn(a, accessToken);
     assert.equal(refused.statusCode, 401);
     assert.match(refused.json().error, /revoked/);

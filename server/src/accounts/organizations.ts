@@ -59,6 +59,23 @@ export async function findOrganizationBySlug(db: Queryable, slug: string): Promi
   return rows[0] && toOrganization(rows[0]);
 }
 
+/**
+ * The organisation's settings document (organizations.settings, JSONB) as stored; undefined when
+ * there is no such organisation. Each domain parses the part it owns (consent/settings.ts,
+ * gate/settings.ts). `forUpdate` locks the row for a read-modify-write inside a transaction.
+ */
+export async function readStoredSettings(
+  db: Queryable,
+  organizationId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<unknown> {
+  const [row] = await db.query<{ settings: unknown }>(
+    `SELECT settings FROM organizations WHERE organization_id = $1${options.forUpdate ? " FOR UPDATE" : ""}`,
+    [organizationId],
+  );
+  return row?.settings;
+}
+
 export async function findOrganizationById(
   db: Queryable,
   organizationId: string,

@@ -8,6 +8,7 @@
 // A missing or ill-typed value means the default, so a bad setting never breaks consent capture.
 // Staff change them with PATCH /api/v1/staff/organization/settings or `guard org settings`
 // (settings/organization-settings.ts), which validate against the ranges below.
+import { readStoredSettings } from "../accounts/organizations.js";
 import type { Queryable } from "../db/database.js";
 
 export interface ConsentSettings {
@@ -64,9 +65,6 @@ export async function readConsentSettings(
   db: Queryable,
   organizationId: string,
 ): Promise<ConsentSettings | undefined> {
-  const [row] = await db.query<{ settings: unknown }>(
-    "SELECT settings FROM organizations WHERE organization_id = $1",
-    [organizationId],
-  );
-  return row && parseConsentSettings(row.settings);
+  const stored = await readStoredSettings(db, organizationId);
+  return stored === undefined ? undefined : parseConsentSettings(stored);
 }

@@ -6,6 +6,7 @@
 // A missing or out-of-range value means the default. Staff change them with
 // PATCH /api/v1/staff/organization/settings or `guard org settings` (settings/organization-settings.ts),
 // which validate against GATE_SETTING_RANGES.
+import { readStoredSettings } from "../accounts/organizations.js";
 import type { Queryable } from "../db/database.js";
 
 export interface GateSettings {
@@ -48,9 +49,5 @@ export function parseGateSettings(settings: unknown): GateSettings {
 }
 
 export async function readGateSettings(db: Queryable, organizationId: string): Promise<GateSettings> {
-  const [row] = await db.query<{ settings: unknown }>(
-    "SELECT settings FROM organizations WHERE organization_id = $1",
-    [organizationId],
-  );
-  return parseGateSettings(row?.settings);
+  return parseGateSettings(await readStoredSettings(db, organizationId));
 }

@@ -5,6 +5,7 @@
 // The consent and gate parsers stay the single source of defaults and ranges: reading composes
 // them, and writing validates against the ranges they export, so a value this module accepts is
 // always a value they honour.
+import { readStoredSettings } from "../accounts/organizations.js";
 import { appendAuditEntry } from "../audit/chain.js";
 import { CONSENT_SETTING_RANGES, parseConsentSettings, type ConsentSettings } from "../consent/settings.js";
 import type { Queryable } from "../db/database.js";
@@ -137,11 +138,8 @@ export async function readOrganizationSettings(
   db: Queryable,
   organizationId: string,
 ): Promise<OrganizationSettings | undefined> {
-  const [row] = await db.query<{ settings: unknown }>(
-    "SELECT settings FROM organizations WHERE organization_id = $1",
-    [organizationId],
-  );
-  return row && settingsInForce(row.settings);
+  const stored = await readStoredSettings(db, organizationId);
+  return stored === undefined ? undefined : settingsInForce(stored);
 }
 
 /**
@@ -158,14 +156,11 @@ export async function updateOrganizationSettings(
   now: number,
 ): Promise<OrganizationSettings> {
   const assignments = parseSettingsPatch(input.patch);
-  const [row] = await tx.query<{ settings: unknown }>(
-    "SELECT settings FROM organizations WHERE organization_id = $1 FOR UPDATE",
-    [input.organizationId],
-  );
-  if (!row) throw notFound("No such organisation");
-  const before = settingsInForce(row.settings);
+  const stored = await readStoredSettings(tx, input.organizationId, { forUpdate: true });
+  if (stored === undefined) throw notFound("No such organisation");
+  const before = settingsInForce(stored);
   // A stored value that is not an object cannot hold settings (the parsers already ignore it).
-  const merged: Record<string, unknown> = isPlainObject(row.settings) ? structuredClone(row.settings) : {};
+  const merged: Record<string, unknown> = isPlainObject(stored) ? structuredClone(stored) : {};
   let changed = false;
   for (const { path, value } of assignments) {
     const segments = path.split(".");

@@ -2,7 +2,8 @@
 // durably logged) against a bare Fastify JSON route, same machine, same run, same load settings,
 // on the embedded database and on a throwaway PostgreSQL server running with its default
 // durability (fsync and synchronous_commit on: a decision is answered only after its WAL record
-// is flushed). Prints figures; asserts nothing.
+// is flushed). PGlite answers after writing the commit to its data directory; it cannot fsync.
+// Prints figures; asserts nothing.
 //
 // A shared machine drifts by tens of percent within minutes, so the targets are measured in
 // alternating rounds (bare, gate on PGlite, gate on PostgreSQL, bare, ...) at each concurrency and
@@ -159,7 +160,8 @@ try {
   }
   console.log(
     `\nConsent Gate benchmark: ${rounds} alternating rounds of ${duration} s per target and concurrency ` +
-      `(after a warm-up), medians shown; Node ${process.version}; PostgreSQL with fsync and synchronous_commit on`,
+      `(after a warm-up), medians shown; Node ${process.version}; PostgreSQL with fsync and synchronous_commit on; ` +
+      "PGlite writes each commit to its data directory but does not fsync (see README)",
   );
   console.table(rows);
   console.log(`Decisions logged (rows in gate_decisions, warm-ups included): ${logged.join(", ")}`);

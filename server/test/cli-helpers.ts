@@ -27,6 +27,8 @@ export interface CliEnvironment {
 export interface RunningCli {
   child: ChildProcess;
   url: string;
+  /** The line `--json serve` printed once listening: `{url, demo}` (demo: the seeded secrets, or null). */
+  ready: { url: string; demo: Record<string, string> | null };
   output: () => string;
   stop(): Promise<number | null>;
 }
@@ -81,10 +83,11 @@ export async function createCliEnvironment(): Promise<CliEnvironment> {
         // --json serve prints one result line {url, demo} once it listens (logs are pino JSON too).
         for (const line of stdout.split("\n")) {
           if (!line.startsWith('{"url"')) continue;
-          const { url } = JSON.parse(line) as { url: string };
+          const ready = JSON.parse(line) as RunningCli["ready"];
           resolve({
             child,
-            url,
+            url: ready.url,
+            ready,
             output: () => stdout + stderr,
             stop: async () => {
               child.kill("SIGTERM");

@@ -38,11 +38,8 @@ describe(
 
     test("consents and gate decisions answered before SIGKILL are there after a restart", async () => {
       const server = await cli.serve(["--seed-demo"]);
-      const started = server
-        .output()
-        .split("\n")
-        .find((line) => line.startsWith('{"url"'));
-      const { demo } = JSON.parse(started as string) as { demo: DemoSeed };
+      const demo = server.ready.demo as DemoSeed | null;
+      assert.ok(demo, "a fresh data directory gets the demo organisation");
       const consentIds: string[] = [];
       const decisionIds: string[] = [];
       for (let i = 0; i < 5; i += 1) {

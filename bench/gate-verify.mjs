@@ -16,6 +16,7 @@ import readline from "node:readline";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { startThrowawayPostgres } from "../scripts/lib/postgres-cluster.mjs";
+import { cpuTimeAvailable, postmasterPid, processCpuSeconds, processTreeCpuSeconds } from "./cpu-time.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -45,6 +46,7 @@ function startTarget(args) {
     });
   return next().then((ready) => ({
     ready,
+    pid: child.pid,
     stop: async () => {
       const last = next();
       child.kill("SIGTERM");
@@ -62,6 +64,33 @@ async function http(method, url, { headers = {}, body } = {}) {
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+/** CPU seconds so far: the target's server process, its PostgreSQL (if any), and this process. */
+function cpuReading(t) {
+  const own = process.cpuUsage();
+  return {
+    server: processCpuSeconds(t.target.pid),
+    database: t.databasePid === undefined ? undefined : processTreeCpuSeconds(t.databasePid),
+    loadGenerator: (own.user + own.system) / 1e6,
+  };
+}
+
+/** One measured round: autocannon's result plus CPU microseconds per request where known. */
+async function measure(t, connections, seconds) {
+  const before = cpuReading(t);
+  const result = await load(t.request, connections, seconds);
+  const after = cpuReading(t);
+  const perRequest = (key) =>
+    before[key] === undefined || after[key] === undefined
+      ? undefined
+      : ((after[key] - before[key]) * 1e6) / result.requests.total;
+  result.cpuMicros = {
+    server: perRequest("server"),
+    database: perRequest("database"),
+    loadGenerator: perRequest("loadGenerator"),
+  };
+  return result;
 }
 
 function load({ url, headers, body }, connections, seconds) {
@@ -105,6 +134,19 @@ async function startGuard(databaseUrl) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Median CPU µs per request of each process, over the rounds ("-" where not measured). */
+function cpuColumns(results) {
+  const column = (key) => {
+    const values = results.map((r) => r.cpuMicros[key]).filter((v) => v !== undefined);
+    return values.length > 0 ? Math.round(median(values)) : "-";
+  };
+  return {
+    "server µs": column("server"),
+    "db µs": column("database"),
+    "loadgen µs": column("loadGenerator"),
+  };
+}
+
 const targets = [];
 let cluster;
 try {
@@ -119,7 +161,12 @@ try {
     targets.push({ name: "gate verify", engine: "pglite", ...(await startGuard()) });
   if (engines.includes("postgres")) {
     cluster = await startThrowawayPostgres({ log: () => undefined, durable: true });
-    targets.push({ name: "gate verify", engine: "postgres", ...(await startGuard(cluster.url)) });
+    targets.push({
+      name: "gate verify",
+      engine: "postgres",
+      databasePid: postmasterPid(cluster.dataDir),
+      ...(await startGuard(cluster.url)),
+    });
   }
   // The bare route gets byte-for-byte the request the gate gets (it ignores the Authorization header),
   // so both pay the same to receive and parse it.
@@ -133,7 +180,7 @@ try {
     for (const t of targets) await load(t.request, connections, duration);
     const measured = new Map(targets.map((t) => [t, []]));
     for (let round = 0; round < rounds; round += 1) {
-      for (const t of targets) measured.get(t).push(await load(t.request, connections, duration));
+      for (const t of targets) measured.get(t).push(await measure(t, connections, duration));
     }
     const bareRps = median(measured.get(targets[0]).map((r) => r.requests.average));
     for (const t of targets) {
@@ -149,6 +196,7 @@ try {
         "p99 ms": median(results.map((r) => r.latency.p99)),
         non2xx: results.reduce((n, r) => n + r.non2xx + r.errors, 0),
         "vs bare": (rps / bareRps).toFixed(2),
+        ...(cpuTimeAvailable ? cpuColumns(results) : {}),
       });
     }
   }
@@ -164,6 +212,12 @@ try {
       "PGlite writes each commit to its data directory but does not fsync (see README)",
   );
   console.table(rows);
+  if (cpuTimeAvailable)
+    console.log(
+      "CPU µs per request (median of rounds, from /proc): server = the target's Node process (PGlite runs " +
+        "inside it); db = the PostgreSQL server and its backends; loadgen = this process (autocannon). " +
+        "Their sum over the machine's cores bounds requests/s.",
+    );
   console.log(`Decisions logged (rows in gate_decisions, warm-ups included): ${logged.join(", ")}`);
   console.log(
     "Target: gate verify >= 0.50 x the bare route at the same concurrency, every decision durably logged.",

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { setCapabilities, type CapabilityName } from "../src/capabilities/capabilities.js";
+import { GATE_CHECKS_SQL } from "../src/rights/summary.js";
 import { assertApiError } from "./api-error.js";
 import { anonymousConsent, publishTestNotice, setOrgSettings } from "./consent-fixtures.js";
 import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "./harness.js";
@@ -275,6 +276,23 @@ describe("Consent Gate", () => {
       [[...ids]],
     );
     assert.equal(row?.n, 25);
+  });
+
+  test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
+    // The access summary asks this per principal; without gate_decisions_by_consent it read every
+    // decision of the organisation. The planner prefers a sequential scan on a table this small,
+    // so it is told not to; what remains is the cheapest index path, and it must be the by-consent one.
+    const consentId = await newConsent();
+    assert.equal((await verify(consentId)).statusCode, 200);
+    const plan = await t.db.transaction(async (tx) => {
+      await tx.query("SET LOCAL enable_seqscan = off");
+      const [row] = await tx.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${GATE_CHECKS_SQL}`, [
+        acme.org.organizationId,
+        [consentId],
+      ]);
+      return JSON.stringify(row?.["QUERY PLAN"]);
+    });
+    assert.match(plan, /"Index Name":"gate_decisions_by_consent"/);
   });
 
   test("with decision recording switched off, verify still decides but logs nothing", async () => {

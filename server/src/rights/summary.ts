@@ -61,6 +61,16 @@ async function noticeVersionsOf(
   });
 }
 
+/**
+ * Per consent of the principal: how often it was checked at the Consent Gate and the latest check.
+ * Served by the index gate_decisions_by_consent (migration 0042), so it reads the principal's own
+ * decisions, not the organisation's whole log.
+ */
+export const GATE_CHECKS_SQL = `SELECT consent_id, count(*)::int AS checks, max(decided_at) AS last_checked_at,
+            (array_agg(decision ORDER BY decided_at DESC, decision_id DESC))[1] AS last_decision
+       FROM gate_decisions WHERE organization_id = $1 AND consent_id = ANY($2::text[])
+      GROUP BY consent_id`;
+
 /** How often each consent was checked at the Consent Gate, and the latest check. */
 async function gateChecks(
   db: Queryable,
@@ -73,13 +83,7 @@ async function gateChecks(
     checks: number;
     last_checked_at: number;
     last_decision: string;
-  }>(
-    `SELECT consent_id, count(*)::int AS checks, max(decided_at) AS last_checked_at,
-            (array_agg(decision ORDER BY decided_at DESC, decision_id DESC))[1] AS last_decision
-       FROM gate_decisions WHERE organization_id = $1 AND consent_id = ANY($2::text[])
-      GROUP BY consent_id`,
-    [organizationId, consentIds],
-  );
+  }>(GATE_CHECKS_SQL, [organizationId, consentIds]);
   return new Map(
     rows.map((r) => [
       r.consent_id,

@@ -154,6 +154,32 @@ describe("hot-path caches across instances", () => {
     assert.ok(await eventually(async () => (await verifyOn(b, org.apiKey)).statusCode === 200));
   });
 
+  test("public routes read the switches through the same cache, and a switch reaches them on every instance", async () => {
+    const admin = await signIn(a, org, "admin");
+    const setMobileApi = (enabled: boolean) =>
+      a.request({
+        method: "PUT",
+        url: "/api/v1/staff/capabilities",
+        headers: admin.headers,
+        payload: { capabilities: { mobile_api: enabled } },
+      });
+    const bannerOn = async (instance: TestApp) =>
+      (await instance.request({ method: "GET", url: `/api/v1/org/${org.org.organizationId}/banner-config` }))
+        .statusCode;
+    // Both instances have now cached the organisation's switches from an unauthenticated request.
+    assert.equal(await bannerOn(a), 200);
+    assert.equal(await bannerOn(b), 200);
+    assert.equal((await setMobileApi(false)).statusCode, 200);
+    try {
+      assert.equal(await bannerOn(a), 404, "the switching instance applies it at once");
+      assert.ok(await eventually(async () => (await bannerOn(b)) === 404), "the other once notified");
+    } finally {
+      assert.equal((await setMobileApi(true)).statusCode, 200);
+    }
+    assert.ok(await eventually(async () => (await bannerOn(b)) === 200));
+    assert.equal(await bannerOn(a), 200);
+  });
+
   test("after the listening session drops, a revocation it never heard of still takes effect", async (ctx) => {
     if (!a.databaseUrl) {
       ctx.skip("PGlite notifications are in-process and cannot be missed");

@@ -1,9 +1,10 @@
 // The central capability check, run by http/app.ts for every gated operation: after
 // authentication the organisation is the credential's; on a public route it is the one the request
-// names (path, query or body), found with one indexed read that also returns its capabilities. A
-// switched-off capability answers exactly what an unknown route answers. When no organisation
-// resolves (unknown or malformed id) nothing is checked: the handler or the validator answers
-// 404 or 400 as it would anyway.
+// names (path, query or body). The switches come from the instance's cache when the organisation's
+// id is known (credential, or an id in the request); a slug, notice or domain group is resolved with
+// one indexed read that also returns them. A switched-off capability answers exactly what an
+// unknown route answers. When no organisation resolves (unknown or malformed id) nothing is
+// checked: the handler or the validator answers 404 or 400 as it would anyway.
 import type { FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
 import { ApiFailure } from "../http/errors.js";
@@ -24,7 +25,11 @@ declare module "fastify" {
 }
 
 type Resolved = { organizationId: string; capabilities: CapabilityOverrides };
-type OrgSource = (request: FastifyRequest, db: Queryable) => Promise<Resolved | undefined>;
+type OrgSource = (
+  request: FastifyRequest,
+  db: Queryable,
+  cache: CapabilityCache,
+) => Promise<Resolved | undefined>;
 
 const field = (value: unknown, name: string): unknown =>
   value !== null && typeof value === "object" ? (value as Record<string, unknown>)[name] : undefined;
@@ -38,7 +43,17 @@ async function first(db: Queryable, sql: string, value: string | undefined): Pro
   return row && { organizationId: row.organization_id, capabilities: row.capabilities };
 }
 
-const BY_ORG_ID = "SELECT organization_id, capabilities FROM organizations WHERE organization_id = $1";
+/** An organisation named by id: its switches from the instance's cache (banner and capture traffic). */
+async function byOrganizationId(
+  db: Queryable,
+  cache: CapabilityCache,
+  organizationId: string | undefined,
+): Promise<Resolved | undefined> {
+  if (organizationId === undefined) return undefined;
+  const capabilities = await cache.read(db, organizationId);
+  return capabilities && { organizationId, capabilities };
+}
+
 const BY_SLUG = "SELECT organization_id, capabilities FROM organizations WHERE slug = $1";
 const BY_NOTICE = `SELECT o.organization_id, o.capabilities FROM notices n
   JOIN organizations o ON o.organization_id = n.organization_id WHERE n.notice_id = $1`;
@@ -51,12 +66,12 @@ const PUBLIC_ORG_SOURCES: Record<string, OrgSource> = {
     const slug = field(r.params, "slug");
     return first(db, BY_SLUG, typeof slug === "string" ? slug : undefined);
   },
-  getNoticesForOrg: (r, db) => first(db, BY_ORG_ID, asId(field(r.params, "orgId"))),
-  getBannerConfig: (r, db) => first(db, BY_ORG_ID, asId(field(r.params, "orgId"))),
+  getNoticesForOrg: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.params, "orgId"))),
+  getBannerConfig: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.params, "orgId"))),
   getNoticeById: (r, db) => first(db, BY_NOTICE, asId(field(r.params, "noticeId"))),
   getWidgetConfig: (r, db) => first(db, BY_DOMAIN_GROUP, asId(field(r.query, "id"))),
   // The body is parsed (not yet validated) when the check runs, so it is read defensively.
-  giveConsentAnonymous: (r, db) => first(db, BY_ORG_ID, asId(field(r.body, "organizationId"))),
+  giveConsentAnonymous: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.body, "organizationId"))),
 };
 
 /** Fails at start-up when a gated public operation has no way to find its organisation. */
@@ -77,14 +92,9 @@ export async function enforceCapability(
   operationId: string,
   capability: CapabilityName,
 ): Promise<void> {
-  let resolved: Resolved | undefined;
-  if (request.credential) {
-    const { organizationId } = request.credential;
-    const capabilities = await cache.read(db, organizationId);
-    resolved = capabilities && { organizationId, capabilities };
-  } else {
-    resolved = await PUBLIC_ORG_SOURCES[operationId]?.(request, db);
-  }
+  const resolved = request.credential
+    ? await byOrganizationId(db, cache, request.credential.organizationId)
+    : await PUBLIC_ORG_SOURCES[operationId]?.(request, db, cache);
   if (!resolved) return;
   request.capabilityOverrides = { organizationId: resolved.organizationId, overrides: resolved.capabilities };
   if (!isOn(resolved.capabilities, capability)) {

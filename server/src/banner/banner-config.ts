@@ -52,42 +52,58 @@ export async function registerApp(
   return id;
 }
 
-/** The banner configuration for a scope, or undefined when the domain/app is not registered. */
-export async function resolveBannerConfig(
+/** What a public banner-config read found. */
+export type BannerLookup =
+  { kind: "no-organization" } | { kind: "unregistered" } | { kind: "found"; config: BannerConfig };
+
+/**
+ * The banner configuration an organisation shows in a scope: the scope's own settings if it has
+ * any, else the organisation default. "unregistered" when the domain or app is not registered to
+ * the organisation (or, for the default scope, when it has no settings at all). Every page view of
+ * a fiduciary's site asks this, so it is one statement: the organisation, the registration and the
+ * settings in one round trip.
+ */
+export async function lookupBannerConfig(
   db: Queryable,
   organizationId: string,
   scope: BannerScope,
-): Promise<BannerConfig | undefined> {
-  let scopeKind: "domain" | "app" | undefined;
+): Promise<BannerLookup> {
+  let scopeKind: "domain" | "app" | "default" = "default";
   let scopeValue = "";
   if (scope.kind === "domain") {
-    const host = normaliseDomain(scope.domain);
-    if (!host) return undefined;
-    const registered = await db.query(
-      "SELECT 1 FROM registered_domains WHERE organization_id = $1 AND domain = $2",
-      [organizationId, host],
-    );
-    if (registered.length === 0) return undefined;
     scopeKind = "domain";
-    scopeValue = host;
+    // Registered domains are stored normalised, so "" (not a hostname) matches none of them.
+    scopeValue = normaliseDomain(scope.domain) ?? "";
   } else if (scope.kind === "app") {
-    const registered = await db.query(
-      "SELECT 1 FROM registered_apps WHERE organization_id = $1 AND app_id = $2",
-      [organizationId, scope.appId],
-    );
-    if (registered.length === 0) return undefined;
     scopeKind = "app";
     scopeValue = scope.appId;
   }
-  // The scope's own row if it has one, else the organisation default.
-  const rows = await db.query<{ settings: Record<string, unknown>; config_version: number }>(
-    `SELECT settings, config_version FROM banner_configs
-      WHERE organization_id = $1 AND ((scope = $2 AND scope_value = $3) OR scope = 'default')
-      ORDER BY (scope = 'default') LIMIT 1`,
-    [organizationId, scopeKind ?? "default", scopeValue],
+  const [row] = await db.query<{
+    registered: boolean;
+    settings: Record<string, unknown> | null;
+    config_version: number | null;
+  }>(
+    `SELECT CASE $2::text
+              WHEN 'domain' THEN EXISTS (SELECT 1 FROM registered_domains
+                                          WHERE organization_id = $1 AND domain = $3)
+              WHEN 'app' THEN EXISTS (SELECT 1 FROM registered_apps
+                                       WHERE organization_id = $1 AND app_id = $3)
+              ELSE true
+            END AS registered,
+            config.settings, config.config_version
+       FROM organizations o
+       LEFT JOIN LATERAL (
+              SELECT settings, config_version FROM banner_configs
+               WHERE organization_id = o.organization_id
+                 AND ((scope = $2 AND scope_value = $3) OR scope = 'default')
+               ORDER BY (scope = 'default') LIMIT 1) config ON true
+      WHERE o.organization_id = $1`,
+    [organizationId, scopeKind, scopeValue],
   );
-  const row = rows[0];
-  return row && { bannerSettings: row.settings, configVersion: row.config_version };
+  if (!row) return { kind: "no-organization" };
+  if (!row.registered || row.settings === null || row.config_version === null)
+    return { kind: "unregistered" };
+  return { kind: "found", config: { bannerSettings: row.settings, configVersion: row.config_version } };
 }
 
 /**

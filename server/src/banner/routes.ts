@@ -1,11 +1,10 @@
 // Banner and widget routes. Public: the banner configuration of a scope and the widget's one config
 // call. Staff (the session's organisation; any role reads, admin and dpo write): banner settings per
 // scope, registered domains and apps, and domain groups.
-import { findOrganizationById } from "../accounts/organizations.js";
 import { staffOf } from "../accounts/routes.js";
 import type { AppContext, RouteModule, RouteSpec } from "../http/app.js";
 import { ApiFailure, notFound, validationError } from "../http/errors.js";
-import { normaliseDomain, resolveBannerConfig, type BannerScope } from "./banner-config.js";
+import { lookupBannerConfig, normaliseDomain, type BannerScope } from "./banner-config.js";
 import {
   createDomainGroupIn,
   deleteDomainGroup,
@@ -85,7 +84,6 @@ function publicRoutes({ db }: AppContext): RouteSpec[] {
       handler: async (request) => {
         const { orgId } = request.params as { orgId: string };
         const { domain, appId } = request.query as { domain?: string; appId?: string };
-        if (!(await findOrganizationById(db, orgId))) throw notFound("No such organisation");
         // Both given: the web scope wins (documented in the contract).
         const scope: BannerScope =
           domain !== undefined
@@ -93,14 +91,15 @@ function publicRoutes({ db }: AppContext): RouteSpec[] {
             : appId !== undefined
               ? { kind: "app", appId }
               : { kind: "default" };
-        const config = await resolveBannerConfig(db, orgId, scope);
-        if (!config)
+        const found = await lookupBannerConfig(db, orgId, scope);
+        if (found.kind === "no-organization") throw notFound("No such organisation");
+        if (found.kind === "unregistered")
           throw notFound(
             scope.kind === "app"
               ? "This app is not registered to the organisation"
               : "This domain is not registered to the organisation",
           );
-        return config;
+        return found.config;
       },
     },
     {

@@ -60,8 +60,8 @@ export type BannerLookup =
  * The banner configuration an organisation shows in a scope: the scope's own settings if it has
  * any, else the organisation default. "unregistered" when the domain or app is not registered to
  * the organisation (or, for the default scope, when it has no settings at all). Every page view of
- * a fiduciary's site asks this, so it is one statement: the organisation, the registration and the
- * settings in one round trip.
+ * a fiduciary's site asks this, so it is one prepared statement: the organisation, the registration
+ * and the settings in one round trip.
  */
 export async function lookupBannerConfig(
   db: Queryable,
@@ -99,6 +99,7 @@ export async function lookupBannerConfig(
                ORDER BY (scope = 'default') LIMIT 1) config ON true
       WHERE o.organization_id = $1`,
     [organizationId, scopeKind, scopeValue],
+    { preparedAs: "lookup_banner_config" },
   );
   if (!row) return { kind: "no-organization" };
   if (!row.registered || row.settings === null || row.config_version === null)

@@ -4,6 +4,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
+import { runPipelined, typeParsers } from "./pglite-pipelined.js";
 
 export type Row = Record<string, unknown>;
 
@@ -15,7 +16,8 @@ export interface Queryable {
 export interface QueryOptions {
   /**
    * Hot statements only: a name (unique per SQL text) makes a PostgreSQL server parse and plan the
-   * statement once per connection instead of on every call. PGlite ignores it.
+   * statement once per connection instead of on every call. PGlite ignores it (its statements are
+   * parsed and planned on every call; see db/pglite-pipelined.ts).
    */
   preparedAs?: string;
 }
@@ -51,6 +53,7 @@ export interface NotificationListener {
 // both drivers parse int8 to number instead of the default string.
 const INT8_OID = 20;
 const parseInt8 = (value: string): number => Number(value);
+const PARSE_TYPE = typeParsers({ [INT8_OID]: parseInt8 });
 
 class PgliteDatabase implements Database {
   readonly kind = "pglite" as const;
@@ -59,16 +62,19 @@ class PgliteDatabase implements Database {
     private readonly lock: DataDirLock | undefined,
   ) {}
 
-  async query<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const result = await this.db.query<T>(sql, params as unknown[]);
-    return result.rows;
+  query<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return runPipelined<T>(this.db, sql, params, PARSE_TYPE, false);
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    // PGlite's transaction() holds its transaction lock and runs BEGIN/COMMIT/ROLLBACK; the
+    // statements inside go through the same pipelined path as everywhere else.
     return this.db.transaction(async (tx) =>
       work({
-        query: async <R extends Row>(sql: string, params: readonly unknown[] = []) =>
-          (await tx.query<R>(sql, params as unknown[])).rows,
+        query: <R extends Row>(sql: string, params: readonly unknown[] = []) => {
+          if (tx.closed) throw new Error("Transaction is closed");
+          return runPipelined<R>(this.db, sql, params, PARSE_TYPE, true);
+        },
       }),
     );
   }

@@ -1,0 +1,83 @@
+// The embedded database's statement path (db/pglite-pipelined.ts): parameters as node-postgres
+// sends them, results as node-postgres parses them, errors intact, and PGlite's locks honoured.
+// Always on an in-memory PGlite, whichever engine the rest of the suite runs on.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { openDatabase, type Database } from "../src/db/database.js";
+import { toPostgresText } from "../src/db/pglite-pipelined.js";
+
+describe("PGlite pipelined statements", () => {
+  let db: Database;
+  before(async () => {
+    db = await openDatabase({});
+    await db.query("CREATE TABLE items (id text PRIMARY KEY, n bigint, tags text[], doc jsonb)");
+  });
+  after(() => db.close());
+
+  test("JavaScript values become PostgreSQL text as node-postgres sends them", () => {
+    assert.equal(toPostgresText(null), null);
+    assert.equal(toPostgresText(undefined), null);
+    assert.equal(toPostgresText(1_700_000_000_123), "1700000000123");
+    assert.equal(toPostgresText(false), "false");
+    assert.equal(toPostgresText({ a: [1, "x"] }), '{"a":[1,"x"]}');
+    assert.equal(toPostgresText(new Uint8Array([0, 255])), "\\x00ff");
+    assert.equal(toPostgresText(new Date(0)), "1970-01-01T00:00:00.000Z");
+    assert.equal(toPostgresText(["a", 'b"c', "d\\e", null, ["f"]]), '{"a","b\\"c","d\\\\e",NULL,{"f"}}');
+  });
+
+  test("parameters round-trip, including arrays of awkward strings, JSON and NULL", async () => {
+    const tags = ["plain", "with,comma", 'quote"d', "back\\slash", "{braces}", " spaced ", "NULL", ""];
+    const doc = { nested: { list: [1, 2], text: "नमस्ते" } };
+    await db.query("INSERT INTO items (id, n, tags, doc) VALUES ($1, $2, $3, $4)", [
+      "a",
+      2 ** 53 - 1,
+      tags,
+      doc,
+    ]);
+    const [row] = await db.query("SELECT id, n, tags, doc FROM items WHERE id = $1", ["a"]);
+    assert.deepEqual(row, { id: "a", n: 2 ** 53 - 1, tags, doc });
+    const [nulls] = await db.query("SELECT $1::text AS t, $2::int AS i, NULL::bool AS b", [null, undefined]);
+    assert.deepEqual(nulls, { t: null, i: null, b: null });
+    assert.deepEqual(await db.query("SELECT 1 AS x WHERE false"), []);
+  });
+
+  test("a failing statement throws PostgreSQL's error and the next statement runs normally", async () => {
+    await assert.rejects(
+      db.query("INSERT INTO items (id) VALUES ($1)", ["a"]),
+      (error: { code?: string }) => error.code === "23505",
+    );
+    await assert.rejects(
+      db.query("SELECT * FROM no_such_table"),
+      (error: { code?: string }) => error.code === "42P01",
+    );
+    const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM items");
+    assert.equal(row?.n, 1);
+  });
+
+  test("a statement outside a transaction waits for an open transaction instead of joining it", async () => {
+    let outsideDone = false;
+    let outside: Promise<unknown> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query("INSERT INTO items (id) VALUES ($1)", ["in-tx"]);
+      outside = db.query("SELECT id FROM items WHERE id = $1", ["in-tx"]).then((rows) => {
+        outsideDone = true;
+        return rows;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(outsideDone, false, "the outside statement ran inside the open transaction");
+      await tx.query("DELETE FROM items WHERE id = $1", ["in-tx"]);
+    });
+    assert.deepEqual(await outside, [], "it ran after the commit, and saw the committed state");
+  });
+
+  test("a transaction that throws is rolled back", async () => {
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO items (id) VALUES ($1)", ["rolled-back"]);
+        throw new Error("give up");
+      }),
+      /give up/,
+    );
+    assert.deepEqual(await db.query("SELECT id FROM items WHERE id = $1", ["rolled-back"]), []);
+  });
+});

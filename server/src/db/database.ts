@@ -280,10 +280,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     dataPath = path.join(options.dataDir, "pgdata");
   }
   try {
-    const db = new PGlite(dataPath, {
-      parsers: { [INT8_OID]: parseInt8 },
-      ...(options.snapshot && !dataPath ? { loadDataDir: options.snapshot } : {}),
-    });
+    // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
+    const db = new PGlite(dataPath, options.snapshot && !dataPath ? { loadDataDir: options.snapshot } : {});
     await db.waitReady;
     return new PgliteDatabase(db, lock);
   } catch (error) {

@@ -13,6 +13,7 @@
 import type { Queryable } from "../db/database.js";
 import { announceInvalidation, type InvalidationFeed } from "../db/invalidation.js";
 import { ReadThroughCache } from "../db/read-through-cache.js";
+import { LRUCache } from "lru-cache";
 
 export interface CapabilityDefinition {
   description: string;
@@ -155,9 +156,24 @@ export async function readCapabilityOverrides(
 /** readCapabilityOverrides for the request path: one read per organisation per instance. */
 export class CapabilityCache {
   private readonly cache: ReadThroughCache<{ organizationId: string; overrides: CapabilityOverrides }>;
+  /**
+   * Which organisation owns a notice or a domain group, for public routes that name one of those.
+   * Ownership is fixed for a record's life, so entries need no invalidation; a record deleted
+   * since only means its organisation's switches are checked before the handler answers 404.
+   */
+  private readonly owners = new LRUCache<string, string>({ max: 50_000 });
 
   constructor(feed: InvalidationFeed) {
     this.cache = new ReadThroughCache(feed, { topic: "capabilities", max: 10_000, ttlMs: 60_000 });
+  }
+
+  /** The owning organisation of the record `key` names, `load`ed once; misses are not kept. */
+  async ownerOf(key: string, load: () => Promise<string | undefined>): Promise<string | undefined> {
+    const known = this.owners.get(key);
+    if (known !== undefined) return known;
+    const owner = await load();
+    if (owner !== undefined) this.owners.set(key, owner);
+    return owner;
   }
 
   async read(db: Queryable, organizationId: string): Promise<CapabilityOverrides | undefined> {

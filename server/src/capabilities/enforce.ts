@@ -1,8 +1,8 @@
 // The central capability check, run by http/app.ts for every gated operation: after
 // authentication the organisation is the credential's; on a public route it is the one the request
-// names (path, query or body). The switches come from the instance's cache when the organisation's
-// id is known (credential, or an id in the request); a slug, notice or domain group is resolved with
-// one indexed read that also returns them. A switched-off capability answers exactly what an
+// names (path, query or body). The switches come from the instance's cache; a notice or domain
+// group is mapped to its organisation once (ownership never changes), and a slug, which can be
+// given to another organisation, with one indexed read that also returns the switches. A switched-off capability answers exactly what an
 // unknown route answers. When no organisation resolves (unknown or malformed id) nothing is
 // checked: the handler or the validator answers 404 or 400 as it would anyway.
 import type { FastifyRequest } from "fastify";
@@ -55,10 +55,23 @@ async function byOrganizationId(
 }
 
 const BY_SLUG = "SELECT organization_id, capabilities FROM organizations WHERE slug = $1";
-const BY_NOTICE = `SELECT o.organization_id, o.capabilities FROM notices n
-  JOIN organizations o ON o.organization_id = n.organization_id WHERE n.notice_id = $1`;
-const BY_DOMAIN_GROUP = `SELECT o.organization_id, o.capabilities FROM domain_groups g
-  JOIN organizations o ON o.organization_id = g.organization_id WHERE g.domain_group_id = $1`;
+const NOTICE_OWNER = "SELECT organization_id FROM notices WHERE notice_id = $1 LIMIT 1";
+const DOMAIN_GROUP_OWNER = "SELECT organization_id FROM domain_groups WHERE domain_group_id = $1";
+
+/** A notice or domain group named by id: its organisation (cached), then that one's switches. */
+async function byOwner(
+  db: Queryable,
+  cache: CapabilityCache,
+  ownerSql: string,
+  recordId: string | undefined,
+): Promise<Resolved | undefined> {
+  if (recordId === undefined) return undefined;
+  const organizationId = await cache.ownerOf(recordId, async () => {
+    const [row] = await db.query<{ organization_id: string }>(ownerSql, [recordId]);
+    return row?.organization_id;
+  });
+  return byOrganizationId(db, cache, organizationId);
+}
 
 /** Where each gated public operation names its organisation. */
 const PUBLIC_ORG_SOURCES: Record<string, OrgSource> = {
@@ -68,8 +81,8 @@ const PUBLIC_ORG_SOURCES: Record<string, OrgSource> = {
   },
   getNoticesForOrg: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.params, "orgId"))),
   getBannerConfig: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.params, "orgId"))),
-  getNoticeById: (r, db) => first(db, BY_NOTICE, asId(field(r.params, "noticeId"))),
-  getWidgetConfig: (r, db) => first(db, BY_DOMAIN_GROUP, asId(field(r.query, "id"))),
+  getNoticeById: (r, db, cache) => byOwner(db, cache, NOTICE_OWNER, asId(field(r.params, "noticeId"))),
+  getWidgetConfig: (r, db, cache) => byOwner(db, cache, DOMAIN_GROUP_OWNER, asId(field(r.query, "id"))),
   // The body is parsed (not yet validated) when the check runs, so it is read defensively.
   giveConsentAnonymous: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.body, "organizationId"))),
 };

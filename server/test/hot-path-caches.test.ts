@@ -75,6 +75,17 @@ describe("hot-path caches across instances", () => {
     assert.equal(revoked.statusCode, 200, revoked.body);
   }
 
+  /** Switches a capability the way staff do, through instance A's route. */
+  async function switchThroughA(capability: string, enabled: boolean) {
+    const admin = await signIn(a, org, "admin");
+    return a.request({
+      method: "PUT",
+      url: "/api/v1/staff/capabilities",
+      headers: admin.headers,
+      payload: { capabilities: { [capability]: enabled } },
+    });
+  }
+
   async function newKey(name: string) {
     return createApiKey(
       a.db,
@@ -140,14 +151,7 @@ describe("hot-path caches across instances", () => {
   });
 
   test("a capability switched through one instance applies on the other", async () => {
-    const admin = await signIn(a, org, "admin");
-    const setGate = (enabled: boolean) =>
-      a.request({
-        method: "PUT",
-        url: "/api/v1/staff/capabilities",
-        headers: admin.headers,
-        payload: { capabilities: { consent_gate: enabled } },
-      });
+    const setGate = (enabled: boolean) => switchThroughA("consent_gate", enabled);
     assert.equal((await verifyOn(b, org.apiKey)).statusCode, 200);
     assert.equal((await setGate(false)).statusCode, 200);
     assert.equal((await verifyOn(a, org.apiKey)).statusCode, 404);
@@ -157,14 +161,7 @@ describe("hot-path caches across instances", () => {
   });
 
   test("public routes read the switches through the same cache, and a switch reaches them on every instance", async () => {
-    const admin = await signIn(a, org, "admin");
-    const setMobileApi = (enabled: boolean) =>
-      a.request({
-        method: "PUT",
-        url: "/api/v1/staff/capabilities",
-        headers: admin.headers,
-        payload: { capabilities: { mobile_api: enabled } },
-      });
+    const setMobileApi = (enabled: boolean) => switchThroughA("mobile_api", enabled);
     // One route naming the organisation by id, one naming a notice (mapped to its organisation once).
     const urls = [`/api/v1/org/${org.org.organizationId}/banner-config`, `/api/v1/notices/${noticeId}`];
     const statuses = async (instance: TestApp) =>

@@ -2,9 +2,10 @@
 // authentication the organisation is the credential's; on a public route it is the one the request
 // names (path, query or body). The switches come from the instance's cache; a notice or domain
 // group is mapped to its organisation once (ownership never changes), and a slug, which can be
-// given to another organisation, with one indexed read that also returns the switches. A switched-off capability answers exactly what an
-// unknown route answers. When no organisation resolves (unknown or malformed id) nothing is
-// checked: the handler or the validator answers 404 or 400 as it would anyway.
+// given to another organisation, with one indexed read that also returns the switches. A
+// switched-off capability answers exactly what an unknown route answers. When no organisation
+// resolves (unknown or malformed id) nothing is checked: the handler or the validator answers 404
+// or 400 as it would anyway.
 import type { FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
 import { ApiFailure } from "../http/errors.js";

@@ -5,8 +5,17 @@
 // Why not PGlite's own `query()`: it makes six separate calls into the WebAssembly database per
 // statement (Parse, then Describe to learn the parameter types, then Bind, Describe, Execute,
 // Sync). Measured on a 1 000-row table in a data directory, warmed up, alternating: a
-// primary-key read costs 157–173 µs through `query()` and 103–104 µs here. And since both engines now serialise parameters and parse results with the
-// same rules (node-postgres's), a statement behaves the same on either.
+// primary-key read costs 157–173 µs through `query()` and 103–104 µs here. And since both engines
+// now serialise parameters and parse results with the same rules (node-postgres's), a statement
+// behaves the same on either.
+//
+// PGlite runs on the server's own thread. A worker thread owning PGlite (these same bytes posted
+// to it, its raw answers posted back) was built and measured on the 2-core bench machine: the
+// server thread's CPU per verification fell from about 100 to 71–88 µs, but the worker spent
+// 38–65 µs of its own and every group paid two thread hand-offs, so with the load generator on
+// the same two cores the gate got no faster (64 connections: 8.9–11.2k req/s with the worker,
+// 10–13k in-process; 16 connections: 7.1–8.4k with it, 5.8–10.2k in-process, the same hour).
+// Worth measuring again where there are cores to spare.
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { serialize } from "pg-protocol";

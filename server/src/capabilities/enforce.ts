@@ -38,12 +38,6 @@ const field = (value: unknown, name: string): unknown =>
 const asId = (value: unknown): string | undefined =>
   typeof value === "string" && isId(value) ? value : undefined;
 
-async function first(db: Queryable, sql: string, value: string | undefined): Promise<Resolved | undefined> {
-  if (value === undefined) return undefined;
-  const [row] = await db.query<{ organization_id: string; capabilities: CapabilityOverrides }>(sql, [value]);
-  return row && { organizationId: row.organization_id, capabilities: row.capabilities };
-}
-
 /** An organisation named by id: its switches from the instance's cache (banner and capture traffic). */
 async function byOrganizationId(
   db: Queryable,
@@ -55,7 +49,16 @@ async function byOrganizationId(
   return capabilities && { organizationId, capabilities };
 }
 
-const BY_SLUG = "SELECT organization_id, capabilities FROM organizations WHERE slug = $1";
+/** An organisation named by slug: one indexed read (a slug can change hands, so it is not cached). */
+async function bySlug(db: Queryable, slug: unknown): Promise<Resolved | undefined> {
+  if (typeof slug !== "string") return undefined;
+  const [row] = await db.query<{ organization_id: string; capabilities: CapabilityOverrides }>(
+    "SELECT organization_id, capabilities FROM organizations WHERE slug = $1",
+    [slug],
+  );
+  return row && { organizationId: row.organization_id, capabilities: row.capabilities };
+}
+
 const NOTICE_OWNER = "SELECT organization_id FROM notices WHERE notice_id = $1 LIMIT 1";
 const DOMAIN_GROUP_OWNER = "SELECT organization_id FROM domain_groups WHERE domain_group_id = $1";
 
@@ -76,10 +79,7 @@ async function byOwner(
 
 /** Where each gated public operation names its organisation. */
 const PUBLIC_ORG_SOURCES: Record<string, OrgSource> = {
-  getOrgBySlug: (r, db) => {
-    const slug = field(r.params, "slug");
-    return first(db, BY_SLUG, typeof slug === "string" ? slug : undefined);
-  },
+  getOrgBySlug: (r, db) => bySlug(db, field(r.params, "slug")),
   getNoticesForOrg: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.params, "orgId"))),
   getBannerConfig: (r, db, cache) => byOrganizationId(db, cache, asId(field(r.params, "orgId"))),
   getNoticeById: (r, db, cache) => byOwner(db, cache, NOTICE_OWNER, asId(field(r.params, "noticeId"))),

@@ -72,7 +72,7 @@ class PgliteDatabase implements Database {
     return this.db.transaction(async (tx) =>
       work({
         query: <R extends Row>(sql: string, params: readonly unknown[] = []) => {
-          if (tx.closed) throw new Error("Transaction is closed");
+          if (tx.closed) return Promise.reject(new Error("Transaction is closed"));
           return runPipelined<R>(this.db, sql, params, PARSE_TYPE, true);
         },
       }),

@@ -1,5 +1,6 @@
 // The embedded database's statement path (db/pglite-pipelined.ts): parameters as node-postgres
-// sends them, results as node-postgres parses them, errors intact, and PGlite's locks honoured.
+// sends them, results as node-postgres parses them, errors intact, PGlite's locks honoured, and
+// statements prepared by name.
 // Always on an in-memory PGlite, whichever engine the rest of the suite runs on.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -79,5 +80,54 @@ describe("PGlite pipelined statements", () => {
       /give up/,
     );
     assert.deepEqual(await db.query("SELECT id FROM items WHERE id = $1", ["rolled-back"]), []);
+  });
+  test("a statement prepared by name is planned once and runs by name, in and out of transactions", async () => {
+    const sql = "SELECT id, n FROM items WHERE id = $1";
+    const prepared = { preparedAs: "items_by_id" };
+    assert.deepEqual(await db.query(sql, ["a"], prepared), [{ id: "a", n: 2 ** 53 - 1 }]);
+    assert.deepEqual(await db.query(sql, ["nothing"], prepared), []);
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        assert.deepEqual(await tx.query(sql, ["a"], prepared), [{ id: "a", n: 2 ** 53 - 1 }]);
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    // A rollback keeps prepared statements, and the session knows the name once.
+    assert.deepEqual(await db.query(sql, ["a"], prepared), [{ id: "a", n: 2 ** 53 - 1 }]);
+    const [row] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1",
+      ["items_by_id"],
+    );
+    assert.equal(row?.n, 1);
+  });
+
+  test("a name stands for one SQL text; a failed preparation or execution leaves the name usable", async () => {
+    await assert.rejects(
+      db.query("SELECT id FROM items WHERE n = $1", [1], { preparedAs: "items_by_id" }),
+      /already prepared for other SQL/,
+    );
+    // Parse fails: nothing is prepared, and the corrected text can take the name.
+    await assert.rejects(
+      db.query("SELEC id FROM items", [], { preparedAs: "fixed_later" }),
+      (error: { code?: string }) => error.code === "42601",
+    );
+    assert.deepEqual(
+      await db.query("SELECT id FROM items WHERE id = $1", ["a"], { preparedAs: "fixed_later" }),
+      [{ id: "a" }],
+    );
+    const insert = "INSERT INTO items (id, n) VALUES ($1, $2) RETURNING id";
+    assert.deepEqual(await db.query(insert, ["p1", 1], { preparedAs: "insert_item" }), [{ id: "p1" }]);
+    // Execution fails (a duplicate key, then a value the parameter's type refuses); the prepared
+    // statement survives both.
+    await assert.rejects(
+      db.query(insert, ["p1", 2], { preparedAs: "insert_item" }),
+      (error: { code?: string }) => error.code === "23505",
+    );
+    await assert.rejects(
+      db.query(insert, ["p2", "not a number"], { preparedAs: "insert_item" }),
+      (error: { code?: string }) => error.code === "22P02",
+    );
+    assert.deepEqual(await db.query(insert, ["p2", 2], { preparedAs: "insert_item" }), [{ id: "p2" }]);
   });
 });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
-import { runPipelined, typeParsers } from "./pglite-pipelined.js";
+import { PreparedStatements, runPipelined, typeParsers, type PipelinedOptions } from "./pglite-pipelined.js";
 
 export type Row = Record<string, unknown>;
 
@@ -15,9 +15,8 @@ export interface Queryable {
 
 export interface QueryOptions {
   /**
-   * Hot statements only: a name (unique per SQL text) makes a PostgreSQL server parse and plan the
-   * statement once per connection instead of on every call. PGlite ignores it (its statements are
-   * parsed and planned on every call; see db/pglite-pipelined.ts).
+   * Hot statements only: a name (unique per SQL text) makes the database parse and plan the
+   * statement once per connection (once per session on PGlite) instead of on every call.
    */
   preparedAs?: string;
 }
@@ -57,13 +56,23 @@ const PARSE_TYPE = typeParsers({ [INT8_OID]: parseInt8 });
 
 class PgliteDatabase implements Database {
   readonly kind = "pglite" as const;
+  private readonly prepared = new PreparedStatements();
   constructor(
     private readonly db: PGlite,
     private readonly lock: DataDirLock | undefined,
   ) {}
 
-  query<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return runPipelined<T>(this.db, sql, params, PARSE_TYPE, false);
+  private pipelinedOptions(inTransaction: boolean, options: QueryOptions | undefined): PipelinedOptions {
+    const name = options?.preparedAs;
+    return {
+      parseType: PARSE_TYPE,
+      inTransaction,
+      ...(name ? { prepared: { name, statements: this.prepared } } : {}),
+    };
+  }
+
+  query<T extends Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
+    return runPipelined<T>(this.db, sql, params, this.pipelinedOptions(false, options));
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -71,9 +80,9 @@ class PgliteDatabase implements Database {
     // statements inside go through the same pipelined path as everywhere else.
     return this.db.transaction(async (tx) =>
       work({
-        query: <R extends Row>(sql: string, params: readonly unknown[] = []) => {
+        query: <R extends Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) => {
           if (tx.closed) return Promise.reject(new Error("Transaction is closed"));
-          return runPipelined<R>(this.db, sql, params, PARSE_TYPE, true);
+          return runPipelined<R>(this.db, sql, params, this.pipelinedOptions(true, options));
         },
       }),
     );

@@ -1,6 +1,8 @@
 // One parameterised statement on PGlite in a single call into the database, the way node-postgres
 // talks to a PostgreSQL server: Parse, Bind, Describe, Execute and Sync written together, the
-// parameters sent as text with their types left for the server to infer.
+// parameters sent as text with their types left for the server to infer. A hot statement can be
+// prepared by name, as on a PostgreSQL server: parsed and planned once for the session, then only
+// Bind, Describe, Execute and Sync per call.
 //
 // Why not PGlite's own `query()`: it makes six separate calls into the WebAssembly database per
 // statement (Parse, then Describe to learn the parameter types, then Bind, Describe, Execute,
@@ -44,15 +46,41 @@ function arrayLiteral(values: readonly unknown[]): string {
   return `{${elements.join(",")}}`;
 }
 
-/** The message sequence for one statement, as one buffer. */
-function statementMessages(sql: string, params: readonly unknown[]): Uint8Array {
-  return Buffer.concat([
-    serialize.parse({ text: sql }),
-    serialize.bind({ values: params.map(toPostgresText) }),
+/** The message sequence for one statement, as one buffer; `prepared`: a statement already parsed. */
+function statementMessages(
+  sql: string,
+  params: readonly unknown[],
+  prepared: string | undefined,
+): Uint8Array {
+  const execution = [
+    serialize.bind({ statement: prepared ?? "", values: params.map(toPostgresText) }),
     serialize.describe({ type: "P" }),
     serialize.execute({}),
     serialize.sync(),
-  ]);
+  ];
+  return Buffer.concat(prepared === undefined ? [serialize.parse({ text: sql }), ...execution] : execution);
+}
+
+/**
+ * The statements one PGlite session has prepared, by name. A name stands for one SQL text for the
+ * session's life (prepared statements are not transactional: a rollback keeps them).
+ */
+export class PreparedStatements {
+  private readonly byName = new Map<string, string>();
+
+  /** Prepares `sql` as `name` unless it already is; call holding PGlite's lock. */
+  async ensure(db: PGlite, name: string, sql: string): Promise<void> {
+    const known = this.byName.get(name);
+    if (known === sql) return;
+    if (known !== undefined) throw new Error(`Statement name ${name} is already prepared for other SQL`);
+    // Parse on its own, once: if it fails nothing is prepared and the error is the caller's; a
+    // Parse sent with the first execution would stay prepared when a later message of that call
+    // failed, and every later call would fail on "already exists".
+    await db.execProtocol(Buffer.concat([serialize.parse({ name, text: sql }), serialize.sync()]), {
+      syncToFs: false,
+    });
+    this.byName.set(name, sql);
+  }
 }
 
 interface Field {
@@ -60,23 +88,31 @@ interface Field {
   dataTypeID: number;
 }
 
-/**
- * Runs one statement and returns its rows, values parsed by `parseType`. `inTransaction`: the
- * caller holds PGlite's transaction lock already (inside `transaction()`).
- */
+/** How runPipelined runs a statement. */
+export interface PipelinedOptions {
+  parseType: TypeParser;
+  /** The caller holds PGlite's transaction lock already (inside `transaction()`). */
+  inTransaction: boolean;
+  /** Prepare the statement under this name (once per session) and execute it by name. */
+  prepared?: { name: string; statements: PreparedStatements };
+}
+
+/** Runs one statement and returns its rows, values parsed by `options.parseType`. */
 export async function runPipelined<T>(
   db: PGlite,
   sql: string,
   params: readonly unknown[],
-  parseType: TypeParser,
-  inTransaction: boolean,
+  { parseType, inTransaction, prepared }: PipelinedOptions,
 ): Promise<T[]> {
-  const message = statementMessages(sql, params);
   // PGlite's protocol calls take none of its locks: take the ones its own query() takes, so a
   // statement never runs inside another caller's open transaction. `syncToFs` copies an in-memory
   // file system out to browser storage; the two Guard uses (a data directory through NodeFS, which
   // writes files directly, and plain memory) have nothing to copy, so it is skipped.
-  const run = () => db.runExclusive(() => db.execProtocol(message, { syncToFs: false }));
+  const run = () =>
+    db.runExclusive(async () => {
+      if (prepared) await prepared.statements.ensure(db, prepared.name, sql);
+      return db.execProtocol(statementMessages(sql, params, prepared?.name), { syncToFs: false });
+    });
   const { messages } = await (inTransaction ? run() : db._runExclusiveTransaction(run));
   let fields: Field[] = [];
   let parsers: ((text: string) => unknown)[] = [];

@@ -34,6 +34,29 @@ export interface VerifyOutcome {
   decisionId?: string;
 }
 
+// The group statement, prepared by name so that each connection (each session, on PGlite) parses
+// and plans it once. Input $1: a JSON array of {o: organization_id, c: consent_id, d: decision_id,
+// k: api_key_id, r: record the decision?, t: decided_at}. Each consent is read by primary key
+// within its caller's organisation; a decision row is inserted for each one found whose caller
+// records decisions. Output: one row, `answers`, a JSON array of [decision_id, active] for the
+// consents found ([] when none is).
+const RECORD_DECISIONS = `
+  WITH input AS (
+    SELECT * FROM json_to_recordset($1::json) AS i (o text, c text, d text, k text, r boolean, t bigint)
+  ), found AS (
+    SELECT i.*, c.withdrawn_at IS NULL AS active
+      FROM input i
+      JOIN consents c ON c.organization_id = i.o AND c.consent_id = i.c
+  ), logged AS (
+    INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
+    SELECT o, d, c, k,
+           CASE WHEN active THEN 'allow' ELSE 'deny' END,
+           CASE WHEN active THEN 'consent_active' ELSE 'consent_withdrawn' END,
+           t
+      FROM found WHERE r
+  )
+  SELECT coalesce(json_agg(json_build_array(d, active)), '[]'::json) AS answers FROM found`;
+
 /**
  * Decides and logs a batch of verifications in one statement (and so one transaction): each
  * consent is read by primary key within its caller's organisation, and a decision row is inserted
@@ -56,12 +79,12 @@ export async function verifyConsents(
     r: input.record,
     t: input.decidedAt,
   }));
-  // The statement itself is the function gate_record_decisions (migration 0041), planned once
-  // per session on both engines; see that migration for what it reads and writes.
   const [result] = await db.query<{ answers: [string, boolean][] }>(
-    "SELECT gate_record_decisions($1::json) AS answers",
+    RECORD_DECISIONS,
     [JSON.stringify(group)],
-    { preparedAs: "gate_record_decisions" },
+    {
+      preparedAs: "gate_record_decisions",
+    },
   );
   // [decisionId, active] pairs for the consents found.
   const activeByDecision = new Map(result?.answers ?? []);

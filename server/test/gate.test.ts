@@ -4,10 +4,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { setCapabilities, type CapabilityName } from "../src/capabilities/capabilities.js";
+import { RECORD_DECISIONS_SQL } from "../src/gate/gate.js";
 import { GATE_CHECKS_SQL } from "../src/rights/summary.js";
 import { assertApiError } from "./api-error.js";
 import { anonymousConsent, publishTestNotice, setOrgSettings } from "./consent-fixtures.js";
 import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "./harness.js";
+
+/** A node of `EXPLAIN (FORMAT JSON)`. */
+type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: PlanNode[] };
 
 describe("Consent Gate", () => {
   let t: TestApp;
@@ -293,6 +297,46 @@ describe("Consent Gate", () => {
       return JSON.stringify(row?.["QUERY PLAN"]);
     });
     assert.match(plan, /"Index Name":"gate_decisions_by_consent"/);
+  });
+
+  test("a group reads each consent by primary key, never the whole consents table", async () => {
+    // The statement's plan is made once per session and kept. Written as a join, it hashed the whole
+    // consents table (a sequential scan for every group) until the table reached tens of thousands
+    // of rows; the lookup must be one index probe per verification. 2 000 consents, analysed: a
+    // size at which the join was hashed.
+    const bulk = await seedOrganization(t);
+    const bulkNotice = (await publishTestNotice(t, bulk)).noticeId;
+    await t.db.query(
+      `INSERT INTO consents (organization_id, consent_id, anonymous_id, notice_id, notice_version, purpose,
+                             data_types, source, given_at, audit_hash, audit_key_version)
+       SELECT $1, 'cns_plan' || lpad(g::text, 8, '0'), 'plan-guest-' || g, $2, 1, 'Account', '["email"]',
+              'anonymous', 0, 'not-a-real-hash', 1
+         FROM generate_series(1, 2000) AS g`,
+      [bulk.org.organizationId, bulkNotice],
+    );
+    await t.db.query("ANALYZE consents");
+    const group = [
+      {
+        o: bulk.org.organizationId,
+        c: "cns_plan00000001",
+        d: "gdc_planprobe00000",
+        k: "key_x",
+        r: false,
+        t: 1,
+      },
+    ];
+    const [row] = await t.db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+      `EXPLAIN (FORMAT JSON) ${RECORD_DECISIONS_SQL}`,
+      [JSON.stringify(group)],
+    );
+    const scans: { type: unknown; index: unknown }[] = [];
+    const walk = (node: PlanNode) => {
+      if (node["Relation Name"] === "consents")
+        scans.push({ type: node["Node Type"], index: node["Index Name"] });
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(row!["QUERY PLAN"][0]!.Plan);
+    assert.deepEqual(scans, [{ type: "Index Scan", index: "consents_pkey" }]);
   });
 
   test("with decision recording switched off, verify still decides but logs nothing", async () => {

@@ -130,4 +130,29 @@ describe("PGlite pipelined statements", () => {
     );
     assert.deepEqual(await db.query(insert, ["p2", 2], { preparedAs: "insert_item" }), [{ id: "p2" }]);
   });
+  test("cached plans can be dropped, so a plan made while a table was small does not outlive its size", async () => {
+    // PGlite runs no autovacuum, so nothing else would ever invalidate the plan below; the
+    // database drops its plans on a timer (db/database.ts), which is discardPlans().
+    await db.query("CREATE TABLE parents (id text PRIMARY KEY, n int)");
+    await db.query("INSERT INTO parents SELECT 'p' || g, g FROM generate_series(1, 50) AS g");
+    const sql = "SELECT p.n FROM json_to_recordset($1::json) AS i (id text) JOIN parents p ON p.id = i.id";
+    const probe = JSON.stringify([{ id: "p1" }]);
+    const run = async () => {
+      // Past PostgreSQL's five custom plans, so the statement's generic plan is the one kept.
+      for (let i = 0; i < 8; i += 1)
+        assert.deepEqual(await db.query(sql, [probe], { preparedAs: "join_probe" }), [{ n: 1 }]);
+    };
+    const plan = async () =>
+      (await db.query<{ "QUERY PLAN": string }>(`EXPLAIN EXECUTE join_probe('${probe}')`))
+        .map((row) => row["QUERY PLAN"])
+        .join("\n");
+    await run();
+    assert.match(await plan(), /Seq Scan on parents/);
+    await db.query("INSERT INTO parents SELECT 'q' || g, g FROM generate_series(1, 100000) AS g");
+    await run();
+    assert.match(await plan(), /Seq Scan on parents/, "kept while nothing invalidates it");
+    await (db as unknown as { discardPlans(): Promise<void> }).discardPlans();
+    await run();
+    assert.match(await plan(), /Index Scan using parents_pkey/);
+  });
 });

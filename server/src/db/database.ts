@@ -54,13 +54,31 @@ const INT8_OID = 20;
 const parseInt8 = (value: string): number => Number(value);
 const PARSE_TYPE = typeParsers({ [INT8_OID]: parseInt8 });
 
+// PostgreSQL keeps a prepared statement's plan until something invalidates it; on a server, the
+// ANALYZE that autovacuum runs as a table grows does. PGlite runs no autovacuum, so a plan made
+// while a table was small (a scan of its one page) would be kept while it grows to millions of
+// rows. So the embedded database drops its session's plans this often, and each statement is
+// planned again on its next use, against the tables as they are then.
+const PGLITE_REPLAN_INTERVAL_MS = 60_000;
+
 class PgliteDatabase implements Database {
   readonly kind = "pglite" as const;
   private readonly prepared = new PreparedStatements();
+  private readonly replanTimer: NodeJS.Timeout;
   constructor(
     private readonly db: PGlite,
     private readonly lock: DataDirLock | undefined,
-  ) {}
+  ) {
+    this.replanTimer = setInterval(() => void this.discardPlans(), PGLITE_REPLAN_INTERVAL_MS);
+    this.replanTimer.unref();
+  }
+
+  /** Drops every cached plan of the session (prepared statements stay, and re-plan on next use). */
+  async discardPlans(): Promise<void> {
+    if (this.db.closed) return;
+    // A failure (the database closing meanwhile) only leaves the old plans until the next turn.
+    await this.db.exec("DISCARD PLANS").catch(() => undefined);
+  }
 
   private pipelinedOptions(inTransaction: boolean, options: QueryOptions | undefined): PipelinedOptions {
     const name = options?.preparedAs;
@@ -106,6 +124,7 @@ class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.replanTimer);
     try {
       if (!this.db.closed) await this.db.close();
     } finally {

@@ -34,19 +34,32 @@ export interface VerifyOutcome {
   decisionId?: string;
 }
 
-// The group statement, prepared by name so that each connection (each session, on PGlite) parses
-// and plans it once. Input $1: a JSON array of {o: organization_id, c: consent_id, d: decision_id,
-// k: api_key_id, r: record the decision?, t: decided_at}. Each consent is read by primary key
-// within its caller's organisation; a decision row is inserted for each one found whose caller
-// records decisions. Output: one row, `answers`, a JSON array of [decision_id, active] for the
-// consents found ([] when none is).
-const RECORD_DECISIONS = `
+/**
+ * The group statement, prepared by name so that each connection (each session, on PGlite) parses
+ * and plans it once. Input $1: a JSON array of {o: organization_id, c: consent_id, d: decision_id,
+ * k: api_key_id, r: record the decision?, t: decided_at}. Each consent is read by primary key
+ * within its caller's organisation; a decision row is inserted for each one found whose caller
+ * records decisions. Output: one row, `answers`, a JSON array of [decision_id, active] for the
+ * consents found ([] when none is).
+ *
+ * The consent lookup is a LATERAL subquery with LIMIT 1 (the key is unique, so the limit changes
+ * nothing but the plan) rather than a join: the plan is made once and kept, and for a join the
+ * planner, expecting 100 input rows, hashes the whole consents table while it is small (up to tens
+ * of thousands of rows), then goes on scanning all of it for every group as it grows; PGlite never
+ * re-plans (no autovacuum, no ANALYZE). Measured on PGlite with 20 000 consents, 40 verifications
+ * per group: 104–116 µs per decision with the join, 30–35 with the lookup.
+ */
+export const RECORD_DECISIONS_SQL = `
   WITH input AS (
     SELECT * FROM json_to_recordset($1::json) AS i (o text, c text, d text, k text, r boolean, t bigint)
   ), found AS (
-    SELECT i.*, c.withdrawn_at IS NULL AS active
+    SELECT i.*, c.active
       FROM input i
-      JOIN consents c ON c.organization_id = i.o AND c.consent_id = i.c
+      CROSS JOIN LATERAL (
+        SELECT withdrawn_at IS NULL AS active FROM consents
+         WHERE organization_id = i.o AND consent_id = i.c
+         LIMIT 1
+      ) c
   ), logged AS (
     INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
     SELECT o, d, c, k,
@@ -80,7 +93,7 @@ export async function verifyConsents(
     t: input.decidedAt,
   }));
   const [result] = await db.query<{ answers: [string, boolean][] }>(
-    RECORD_DECISIONS,
+    RECORD_DECISIONS_SQL,
     [JSON.stringify(group)],
     {
       preparedAs: "gate_record_decisions",

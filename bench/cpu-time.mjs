@@ -11,7 +11,10 @@ const TICKS_PER_SECOND = 100;
 
 export const cpuTimeAvailable = fs.existsSync("/proc/self/stat");
 
-/** utime + stime in seconds, and the parent pid, of one process; undefined once it is gone. */
+/**
+ * Of one process, undefined once it is gone: the parent pid, utime + stime in seconds, and
+ * cutime + cstime (the time of its children that exited and were waited for).
+ */
 function readStat(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -20,6 +23,7 @@ function readStat(pid) {
     return {
       ppid: Number(fields[1]),
       seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+      exitedChildrenSeconds: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
     };
   } catch {
     return undefined;
@@ -33,14 +37,14 @@ export function processCpuSeconds(pid) {
 
 /**
  * CPU seconds used so far by `pid` and its direct children (a PostgreSQL postmaster and its
- * backends). A child that exits between two readings takes its time with it, so measure across a
- * period in which the children live on (the server's pooled connections do).
+ * backends), those that have exited included: the postmaster waits for each backend, and the
+ * kernel then adds the backend's time to the postmaster's children's time.
  */
 export function processTreeCpuSeconds(pid) {
   if (!cpuTimeAvailable) return undefined;
   const root = readStat(pid);
   if (!root) return undefined;
-  let seconds = root.seconds;
+  let seconds = root.seconds + root.exitedChildrenSeconds;
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(entry);

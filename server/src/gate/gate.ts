@@ -43,11 +43,12 @@ export interface VerifyOutcome {
  * consents found ([] when none is).
  *
  * The consent lookup is a LATERAL subquery with LIMIT 1 (the key is unique, so the limit changes
- * nothing but the plan) rather than a join: the plan is made once and kept, and for a join the
- * planner, expecting 100 input rows, hashes the whole consents table while it is small (up to tens
- * of thousands of rows), then goes on scanning all of it for every group as it grows; PGlite never
- * re-plans (no autovacuum, no ANALYZE). Measured on PGlite with 20 000 consents, 40 verifications
- * per group: 104–116 µs per decision with the join, 30–35 with the lookup.
+ * nothing but the plan) rather than a join. For a join the planner, expecting 100 input rows,
+ * hashes the whole consents table until it holds tens of thousands of rows: a sequential scan of
+ * the table for every group, however few verifications the group holds, and the plan is kept
+ * until something makes the session re-plan (ANALYZE on a server; once a minute on PGlite, see
+ * db/database.ts). Measured on PGlite with 20 000 consents, 40 verifications per group: 104–116 µs
+ * per decision with the join, 30–35 with the lookup.
  */
 export const RECORD_DECISIONS_SQL = `
   WITH input AS (
@@ -95,9 +96,7 @@ export async function verifyConsents(
   const [result] = await db.query<{ answers: [string, boolean][] }>(
     RECORD_DECISIONS_SQL,
     [JSON.stringify(group)],
-    {
-      preparedAs: "gate_record_decisions",
-    },
+    { preparedAs: "gate_record_decisions" },
   );
   // [decisionId, active] pairs for the consents found.
   const activeByDecision = new Map(result?.answers ?? []);

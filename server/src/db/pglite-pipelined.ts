@@ -12,11 +12,15 @@
 // behaves the same on either.
 //
 // PGlite runs on the server's own thread. A worker thread owning PGlite (these same bytes posted
-// to it, its raw answers posted back) was built and measured on the 2-core bench machine: the
-// server thread's CPU per verification fell from about 100 to 71–88 µs, but the worker spent
-// 38–65 µs of its own and every group paid two thread hand-offs, so with the load generator on
-// the same two cores the gate got no faster (64 connections: 8.9–11.2k req/s with the worker,
-// 10–13k in-process; 16 connections: 7.1–8.4k with it, 5.8–10.2k in-process, the same hour).
+// to it, its raw answers posted back) was built and measured twice on the 2-core bench machine,
+// with the load generator on the same two cores, and the gate got slower both times:
+// - before prepared statements: the server thread's CPU per verification fell from about 100 to
+//   71–88 µs, but the worker spent 38–65 µs of its own (64 connections: 8.9–11.2k req/s with the
+//   worker, 10–13k in-process);
+// - with prepared statements, groups averaging 31 verifications: the server thread still spent
+//   58–63 µs per verification (in-process: 62 µs, database included) and the worker 30 µs, for
+//   12.0–13.1k req/s against 16.0k in-process. The likely cause: three busy threads on two cores
+//   pay more in context switches and cold caches than the hand-off saves (not measured directly).
 // Worth measuring again where there are cores to spare.
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";

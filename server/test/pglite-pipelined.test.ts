@@ -81,6 +81,7 @@ describe("PGlite pipelined statements", () => {
     );
     assert.deepEqual(await db.query("SELECT id FROM items WHERE id = $1", ["rolled-back"]), []);
   });
+
   test("a statement prepared by name is planned once and runs by name, in and out of transactions", async () => {
     const sql = "SELECT id, n FROM items WHERE id = $1";
     const prepared = { preparedAs: "items_by_id" };
@@ -130,6 +131,7 @@ describe("PGlite pipelined statements", () => {
     );
     assert.deepEqual(await db.query(insert, ["p2", 2], { preparedAs: "insert_item" }), [{ id: "p2" }]);
   });
+
   test("cached plans can be dropped, so a plan made while a table was small does not outlive its size", async () => {
     // PGlite runs no autovacuum, so nothing else would ever invalidate the plan below; the
     // database drops its plans on a timer (db/database.ts), which is discardPlans().

@@ -283,20 +283,27 @@ describe("Consent Gate", () => {
   });
 
   test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
-    // The access summary asks this per principal; without gate_decisions_by_consent it read every
-    // decision of the organisation. The planner prefers a sequential scan on a table this small,
-    // so it is told not to; what remains is the cheapest index path, and it must be the by-consent one.
+    // The access summary asks this per principal; without gate_decision_groups_by_consent it read
+    // every decision of the organisation. A log of 5 000 groups, analysed, is large enough for the
+    // planner to choose by cost; the by-consent index must be what it reads.
     const consentId = await newConsent();
     assert.equal((await verify(consentId)).statusCode, 200);
-    const plan = await t.db.transaction(async (tx) => {
-      await tx.query("SET LOCAL enable_seqscan = off");
-      const [row] = await tx.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${GATE_CHECKS_SQL}`, [
-        acme.org.organizationId,
-        [consentId],
-      ]);
-      return JSON.stringify(row?.["QUERY PLAN"]);
-    });
-    assert.match(plan, /"Index Name":"gate_decisions_by_consent"/);
+    await t.db.query(
+      `INSERT INTO gate_decision_groups
+         (organization_id, group_id, decided_at, decision_count, decision_ids, consent_ids, api_key_ids, allowed)
+       SELECT $1, 'gdc_bulk' || lpad(g::text, 8, '0'), g, 2,
+              ARRAY['gdc_bulk' || lpad(g::text, 8, '0'), 'gdc_bulkb' || lpad(g::text, 8, '0')],
+              ARRAY['cns_bulk' || lpad(g::text, 8, '0'), 'cns_bulkb' || lpad(g::text, 8, '0')],
+              ARRAY['key_bulk', 'key_bulk'], ARRAY[true, false]
+         FROM generate_series(1, 5000) AS g`,
+      [acme.org.organizationId],
+    );
+    await t.db.query("ANALYZE gate_decision_groups");
+    const [row] = await t.db.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${GATE_CHECKS_SQL}`, [
+      acme.org.organizationId,
+      [consentId],
+    ]);
+    assert.match(JSON.stringify(row?.["QUERY PLAN"]), /"Index Name":"gate_decision_groups_by_consent"/);
   });
 
   test("a group reads each consent by primary key, never the whole consents table", async () => {
@@ -315,19 +322,9 @@ describe("Consent Gate", () => {
       [bulk.org.organizationId, bulkNotice],
     );
     await t.db.query("ANALYZE consents");
-    const group = [
-      {
-        o: bulk.org.organizationId,
-        c: "cns_plan00000001",
-        d: "gdc_planprobe00000",
-        k: "key_x",
-        r: false,
-        t: 1,
-      },
-    ];
     const [row] = await t.db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
       `EXPLAIN (FORMAT JSON) ${RECORD_DECISIONS_SQL}`,
-      [JSON.stringify(group)],
+      [[bulk.org.organizationId], ["cns_plan00000001"], ["gdc_planprobe00000"], ["key_x"], [false], 1],
     );
     const scans: { type: unknown; index: unknown }[] = [];
     const walk = (node: PlanNode) => {

@@ -1,8 +1,9 @@
 // The Consent Gate: may processing that depends on a consent go ahead? The answer comes from the
 // consent's own state (withdrawn_at), and every answer is durably logged before it is returned.
 // Hot path, benchmarked: verifications are grouped (group-commit.ts) and each group is one
-// statement that reads the consents by primary key and inserts their decision rows (a
-// data-modifying CTE): one round trip and one commit for many verifications.
+// statement that reads the consents by primary key and logs their decisions (a data-modifying
+// CTE): one round trip and one commit for many verifications. The log keeps one row per
+// organisation per group (gate_decision_groups, migration 0044), its decisions as arrays.
 import type { Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
 
@@ -24,7 +25,6 @@ export interface VerifyInput {
   apiKeyId: string;
   /** False while the organisation has switched decision recording off: decide, log nothing. */
   record: boolean;
-  decidedAt: number;
 }
 
 export interface VerifyOutcome {
@@ -36,85 +36,105 @@ export interface VerifyOutcome {
 
 /**
  * The group statement, prepared by name so that each connection (each session, on PGlite) parses
- * and plans it once. Input $1: a JSON array of {o: organization_id, c: consent_id, d: decision_id,
- * k: api_key_id, r: record the decision?, t: decided_at}. Each consent is read by primary key
- * within its caller's organisation; a decision row is inserted for each one found whose caller
- * records decisions. Output: one row, `answers`, a JSON array of [decision_id, active] for the
- * consents found ([] when none is).
+ * and plans it once. Inputs, one array element per verification: $1 organization_id, $2
+ * consent_id, $3 decision_id, $4 api_key_id, $5 record the decision?; and $6, the group's
+ * decided_at. Each consent is read by primary key within its caller's organisation; the decisions
+ * of each organisation that records them become one row of gate_decision_groups. Output: one row,
+ * `answers`, a boolean array in input order: true (allow), false (deny), null (no such consent
+ * in that organisation: 404, not logged).
  *
- * The consent lookup is a LATERAL subquery with LIMIT 1 (the key is unique, so the limit changes
- * nothing but the plan) rather than a join. For a join the planner, expecting 100 input rows,
- * hashes the whole consents table until it holds tens of thousands of rows: a sequential scan of
- * the table for every group, however few verifications the group holds, and the plan is kept
- * until something makes the session re-plan (ANALYZE on a server; once a minute on PGlite, see
- * db/database.ts). Measured on PGlite with 20 000 consents, 40 verifications per group: 104–116 µs
- * per decision with the join, 30–35 with the lookup.
+ * The arrays go in as they are (PostgreSQL array parameters): parsing a JSON document of 40
+ * records cost 30% more on PGlite. The logged arrays are aggregated without ORDER BY: aggregates
+ * of one group see its rows in the same sequence, so the arrays stay parallel, which is all that
+ * their order has to be.
+ *
+ * The consent lookup is a scalar subquery (one primary-key probe per verification) rather than a
+ * join. For a join the planner, expecting 100 input rows, hashes the whole consents table until it
+ * holds tens of thousands of rows: a sequential scan of the table for every group, however few
+ * verifications the group holds, and the plan is kept until something makes the session re-plan
+ * (ANALYZE on a server; once a minute on PGlite, see db/database.ts). Measured on PGlite with
+ * 20 000 consents, 40 verifications per group: 104–116 µs per decision with the join, 30–35 with
+ * the lookup.
  */
 export const RECORD_DECISIONS_SQL = `
-  WITH input AS (
-    SELECT * FROM json_to_recordset($1::json) AS i (o text, c text, d text, k text, r boolean, t bigint)
-  ), found AS (
-    SELECT i.*, c.active
-      FROM input i
-      CROSS JOIN LATERAL (
-        SELECT withdrawn_at IS NULL AS active FROM consents
-         WHERE organization_id = i.o AND consent_id = i.c
-         LIMIT 1
-      ) c
+  WITH found AS (
+    SELECT i.ord, i.o, i.c, i.d, i.k, i.r,
+           (SELECT withdrawn_at IS NULL FROM consents
+             WHERE organization_id = i.o AND consent_id = i.c LIMIT 1) AS allowed
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[])
+           WITH ORDINALITY AS i (o, c, d, k, r, ord)
   ), logged AS (
-    INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
-    SELECT o, d, c, k,
-           CASE WHEN active THEN 'allow' ELSE 'deny' END,
-           CASE WHEN active THEN 'consent_active' ELSE 'consent_withdrawn' END,
-           t
-      FROM found WHERE r
+    INSERT INTO gate_decision_groups
+      (organization_id, group_id, decided_at, decision_count, decision_ids, consent_ids, api_key_ids, allowed)
+    SELECT o, min(d), $6::bigint, count(*), array_agg(d), array_agg(c), array_agg(k), array_agg(allowed)
+      FROM found WHERE r AND allowed IS NOT NULL
+     GROUP BY o
   )
-  SELECT coalesce(json_agg(json_build_array(d, active)), '[]'::json) AS answers FROM found`;
+  SELECT array_agg(allowed ORDER BY ord) AS answers FROM found`;
 
 /**
- * Decides and logs a batch of verifications in one statement (and so one transaction): each
- * consent is read by primary key within its caller's organisation, and a decision row is inserted
- * for each one found whose organisation records decisions. Answers are in input order; undefined
- * where the organisation has no such consent (404 to that caller, nothing logged). When this
- * resolves, every logged decision has committed.
+ * Decides and logs a group of verifications in one statement (and so one transaction), all with
+ * the decision time `decidedAt`. Each consent is read by primary key within its caller's
+ * organisation. Answers are in input order; undefined where the organisation has no such consent
+ * (404 to that caller, nothing logged). When this resolves, every logged decision has committed.
  */
 export async function verifyConsents(
   db: Queryable,
   inputs: readonly VerifyInput[],
+  decidedAt: number,
 ): Promise<(VerifyOutcome | undefined)[]> {
   const decisionIds = inputs.map(() => newId("gdc"));
-  // The group travels as one JSON document and the answers come back as one: the driver then does
-  // two native JSON calls instead of building six array literals and one row object per item.
-  const group = inputs.map((input, index) => ({
-    o: input.organizationId,
-    c: input.consentId,
-    d: decisionIds[index],
-    k: input.apiKeyId,
-    r: input.record,
-    t: input.decidedAt,
-  }));
-  const [result] = await db.query<{ answers: [string, boolean][] }>(
+  const [result] = await db.query<{ answers: (boolean | null)[] | null }>(
     RECORD_DECISIONS_SQL,
-    [JSON.stringify(group)],
-    { preparedAs: "gate_record_decisions" },
+    [
+      inputs.map((input) => input.organizationId),
+      inputs.map((input) => input.consentId),
+      decisionIds,
+      inputs.map((input) => input.apiKeyId),
+      inputs.map((input) => input.record),
+      decidedAt,
+    ],
+    { preparedAs: "gate_record_decision_groups" },
   );
-  // [decisionId, active] pairs for the consents found.
-  const activeByDecision = new Map(result?.answers ?? []);
+  const answers = result?.answers ?? [];
   return inputs.map((input, index): VerifyOutcome | undefined => {
-    const decisionId = decisionIds[index] as string;
-    const active = activeByDecision.get(decisionId);
-    if (active === undefined) return undefined;
-    const outcome: VerifyOutcome = active
+    const allowed = answers[index];
+    if (allowed === null || allowed === undefined) return undefined;
+    const outcome: VerifyOutcome = allowed
       ? { decision: "allow", reason: "consent_active" }
       : { decision: "deny", reason: "consent_withdrawn" };
-    return input.record ? { ...outcome, decisionId } : outcome;
+    return input.record ? { ...outcome, decisionId: decisionIds[index] as string } : outcome;
   });
 }
 
 export const DEFAULT_DECISION_LIMIT = 50;
 export const MAX_DECISION_LIMIT = 200;
 
-/** The newest decisions of the organisation, newest first. */
+/**
+ * The newest decisions of the organisation, newest first (by decidedAt, then decisionId). Each
+ * group's newest decision is at least as new as every decision of an older group, so the newest N
+ * decisions all lie in the groups down to the first one at which the groups' running count
+ * reaches N (and any group decided at that same instant): `head` finds that cutoff from the
+ * primary key and decision_count alone, and only the groups from it on are unnested.
+ */
+export const LIST_DECISIONS_SQL = `
+  WITH head AS (
+    SELECT decided_at, sum(decision_count) OVER (ORDER BY decided_at DESC, group_id DESC) AS running
+      FROM gate_decision_groups WHERE organization_id = $1
+     ORDER BY decided_at DESC, group_id DESC
+     LIMIT $2
+  ), cutoff AS (
+    SELECT coalesce(max(decided_at) FILTER (WHERE running >= $2), min(decided_at)) AS decided_at FROM head
+  )
+  SELECT d.decision_id, d.consent_id, d.api_key_id, d.allowed, g.decided_at
+    FROM gate_decision_groups g
+   CROSS JOIN LATERAL unnest(g.decision_ids, g.consent_ids, g.api_key_ids, g.allowed)
+         AS d (decision_id, consent_id, api_key_id, allowed)
+   WHERE g.organization_id = $1 AND g.decided_at >= (SELECT decided_at FROM cutoff)
+   ORDER BY g.decided_at DESC, d.decision_id DESC
+   LIMIT $2`;
+
+/** The newest decisions of the organisation, newest first; at most MAX_DECISION_LIMIT. */
 export async function listDecisions(
   db: Queryable,
   organizationId: string,
@@ -124,20 +144,16 @@ export async function listDecisions(
     decision_id: string;
     consent_id: string;
     api_key_id: string;
-    decision: GateDecision;
-    reason: GateReason;
+    allowed: boolean;
     decided_at: number;
-  }>(
-    `SELECT decision_id, consent_id, api_key_id, decision, reason, decided_at FROM gate_decisions
-      WHERE organization_id = $1 ORDER BY decided_at DESC, decision_id DESC LIMIT $2`,
-    [organizationId, Math.min(limit, MAX_DECISION_LIMIT)],
-  );
+  }>(LIST_DECISIONS_SQL, [organizationId, Math.min(limit, MAX_DECISION_LIMIT)]);
   return rows.map((r) => ({
     decisionId: r.decision_id,
     consentId: r.consent_id,
     apiKeyId: r.api_key_id,
-    decision: r.decision,
-    reason: r.reason,
+    ...(r.allowed
+      ? { decision: "allow" as const, reason: "consent_active" as const }
+      : { decision: "deny" as const, reason: "consent_withdrawn" as const }),
     decidedAt: r.decided_at,
   }));
 }
@@ -160,12 +176,15 @@ export async function listBypassAlerts(
   now: number,
 ): Promise<BypassAlert[]> {
   const rows = await db.query<{ consent_id: string; deny_count: number; first_at: number; last_at: number }>(
-    `SELECT consent_id, count(*)::int AS deny_count, min(decided_at) AS first_at, max(decided_at) AS last_at
-       FROM gate_decisions
-      WHERE organization_id = $1 AND decision = 'deny' AND decided_at > $2 AND decided_at <= $3
-      GROUP BY consent_id
+    // Reads only the groups holding a denial (the partial index gate_decision_groups_with_denials).
+    `SELECT d.consent_id, count(*)::int AS deny_count, min(g.decided_at) AS first_at, max(g.decided_at) AS last_at
+       FROM gate_decision_groups g
+      CROSS JOIN LATERAL unnest(g.consent_ids, g.allowed) AS d (consent_id, allowed)
+      WHERE g.organization_id = $1 AND false = ANY (g.allowed) AND g.decided_at > $2 AND g.decided_at <= $3
+        AND NOT d.allowed
+      GROUP BY d.consent_id
      HAVING count(*) >= $4
-      ORDER BY max(decided_at) DESC, consent_id`,
+      ORDER BY max(g.decided_at) DESC, d.consent_id`,
     [organizationId, now - settings.windowMs, now, settings.denyThreshold],
   );
   return rows.map((r) => ({

@@ -22,7 +22,8 @@ const GATE_GROUP_COMMIT = { maxGroupSize: 500, maxInFlight: 1 };
 
 export const gateRoutes: RouteModule = ({ db, clock }) => {
   const decisions = new GroupCommit<VerifyInput, VerifyOutcome | undefined>(
-    (inputs) => verifyConsents(db, inputs),
+    // One decision time per group: the moment its statement reads the consents.
+    (inputs) => verifyConsents(db, inputs, clock.now()),
     GATE_GROUP_COMMIT,
   );
   return [
@@ -42,7 +43,6 @@ export const gateRoutes: RouteModule = ({ db, clock }) => {
           consentId,
           apiKeyId: service.apiKeyId,
           record,
-          decidedAt: clock.now(),
         });
         if (!outcome) throw notFound("No such consent in this organisation");
         return { ...outcome, consentId };

@@ -63,13 +63,16 @@ async function noticeVersionsOf(
 
 /**
  * Per consent of the principal: how often it was checked at the Consent Gate and the latest check.
- * Served by the index gate_decisions_by_consent (migration 0042), so it reads the principal's own
- * decisions, not the organisation's whole log.
+ * Served by the GIN index gate_decision_groups_by_consent (migration 0044), so it reads only the
+ * groups that checked one of the principal's consents, not the organisation's whole log.
  */
-export const GATE_CHECKS_SQL = `SELECT consent_id, count(*)::int AS checks, max(decided_at) AS last_checked_at,
-            (array_agg(decision ORDER BY decided_at DESC, decision_id DESC))[1] AS last_decision
-       FROM gate_decisions WHERE organization_id = $1 AND consent_id = ANY($2::text[])
-      GROUP BY consent_id`;
+export const GATE_CHECKS_SQL = `SELECT d.consent_id, count(*)::int AS checks, max(g.decided_at) AS last_checked_at,
+            (array_agg(CASE WHEN d.allowed THEN 'allow' ELSE 'deny' END
+                       ORDER BY g.decided_at DESC, d.decision_id DESC))[1] AS last_decision
+       FROM gate_decision_groups g
+      CROSS JOIN LATERAL unnest(g.decision_ids, g.consent_ids, g.allowed) AS d (decision_id, consent_id, allowed)
+      WHERE g.organization_id = $1 AND g.consent_ids && $2::text[] AND d.consent_id = ANY ($2::text[])
+      GROUP BY d.consent_id`;
 
 /** How often each consent was checked at the Consent Gate, and the latest check. */
 async function gateChecks(

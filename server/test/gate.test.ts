@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../src/accounts/api-keys.js";
 import { setCapabilities, type CapabilityName } from "../src/capabilities/capabilities.js";
-import { RECORD_DECISIONS_SQL } from "../src/gate/gate.js";
+import { RECORD_DECISIONS_SQL, verifyConsents, type VerifyInput } from "../src/gate/gate.js";
 import { GATE_CHECKS_SQL } from "../src/rights/summary.js";
 import { assertApiError } from "./api-error.js";
 import { anonymousConsent, publishTestNotice, setOrgSettings } from "./consent-fixtures.js";
@@ -282,6 +282,73 @@ describe("Consent Gate", () => {
     assert.equal(row?.n, 25);
   });
 
+  test("one group, several organisations: each logs one row of its own decisions, 404s and non-recorders none", async () => {
+    const otherNotice = await publishTestNotice(t, other);
+    const quiet = await seedOrganization(t);
+    const quietNotice = await publishTestNotice(t, quiet);
+    const [mine, mineWithdrawn, theirs, quietOne] = [
+      await newConsent(),
+      await newConsent(),
+      await newConsent(other, otherNotice.noticeId),
+      await newConsent(quiet, quietNotice.noticeId),
+    ];
+    assert.equal((await withdraw(mineWithdrawn)).statusCode, 200);
+    const ask = (org: SeededOrg, consentId: string, record = true): VerifyInput => ({
+      organizationId: org.org.organizationId,
+      consentId,
+      apiKeyId: org.apiKeyId,
+      record,
+    });
+    // Interleaved organisations, an unknown id and another organisation's consent in the middle of
+    // acme's run, and an organisation that does not record.
+    const inputs = [
+      ask(acme, mine),
+      ask(other, theirs),
+      ask(acme, theirs),
+      ask(quiet, quietOne, false),
+      ask(acme, mineWithdrawn),
+      ask(other, "cns_doesNotExist00"),
+      ask(acme, mine),
+    ];
+    const decidedAt = t.clock.now() + 5_000;
+    const outcomes = await verifyConsents(t.db, inputs, decidedAt);
+    assert.deepEqual(
+      outcomes.map((o) => o?.decision ?? 404),
+      ["allow", "allow", 404, "allow", "deny", 404, "allow"],
+    );
+    assert.equal(outcomes[3]?.decisionId, undefined, "not recorded, so no decision id");
+    const groups = await t.db.query<{
+      organization_id: string;
+      decision_count: number;
+      decision_ids: string[];
+      consent_ids: string[];
+      api_key_ids: string[];
+      allowed: boolean[];
+    }>(
+      `SELECT organization_id, decision_count, decision_ids, consent_ids, api_key_ids, allowed
+         FROM gate_decision_groups WHERE decided_at = $1 ORDER BY organization_id`,
+      [decidedAt],
+    );
+    const byOrg = new Map(groups.map((g) => [g.organization_id, g]));
+    assert.equal(groups.length, 2, "acme and other; nothing for the organisation that does not record");
+    assert.deepEqual(byOrg.get(acme.org.organizationId), {
+      organization_id: acme.org.organizationId,
+      decision_count: 3,
+      decision_ids: [outcomes[0]!.decisionId, outcomes[4]!.decisionId, outcomes[6]!.decisionId],
+      consent_ids: [mine, mineWithdrawn, mine],
+      api_key_ids: [acme.apiKeyId, acme.apiKeyId, acme.apiKeyId],
+      allowed: [true, false, true],
+    });
+    assert.deepEqual(byOrg.get(other.org.organizationId), {
+      organization_id: other.org.organizationId,
+      decision_count: 1,
+      decision_ids: [outcomes[1]!.decisionId],
+      consent_ids: [theirs],
+      api_key_ids: [other.apiKeyId],
+      allowed: [true],
+    });
+  });
+
   test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
     // The access summary asks this per principal; without gate_decision_groups_by_consent it read
     // every decision of the organisation. A log of 5 000 groups, analysed, is large enough for the
@@ -324,7 +391,7 @@ describe("Consent Gate", () => {
     await t.db.query("ANALYZE consents");
     const [row] = await t.db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
       `EXPLAIN (FORMAT JSON) ${RECORD_DECISIONS_SQL}`,
-      [[bulk.org.organizationId], ["cns_plan00000001"], ["gdc_planprobe00000"], ["key_x"], [false], 1],
+      [[bulk.org.organizationId], ["cns_plan00000001"], ["gdc_planprobe00000"], ["key_x"], 1, [], [], []],
     );
     const scans: { type: unknown; index: unknown }[] = [];
     const walk = (node: PlanNode) => {

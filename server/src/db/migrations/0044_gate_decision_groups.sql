@@ -13,7 +13,7 @@
 --   decision: it is not in any group.
 -- - decision_count is the arrays' length, kept as a column so that "the newest N decisions" can
 --   find its groups without reading their arrays.
--- - group_id is the group's least decision id (decision ids are unique, so group ids are).
+-- - group_id is the id of one of the group's decisions (decision ids are unique, so group ids are).
 -- - The partial index serves bypass alerts (groups holding a denial, by time); the GIN index on
 --   consent_ids serves a principal's access summary (the groups that checked their consents).
 CREATE TABLE gate_decision_groups (

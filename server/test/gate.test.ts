@@ -349,6 +349,32 @@ describe("Consent Gate", () => {
     });
   });
 
+  test("the group statement keeps one generic plan, whatever the group's size", async () => {
+    // A custom plan for each execution (the plan cache's choice when the values make a custom plan
+    // look cheaper) re-plans the statement every time: measured, more than doubling the cost of a
+    // group of one. In one transaction, so that every execution and the count share a session.
+    const consentId = await newConsent();
+    const counts = await t.db.transaction(async (tx) => {
+      for (const size of [1, 1, 2, 1, 3, 1, 1, 5, 1, 1, 1, 1]) {
+        const inputs = Array.from({ length: size }, () => ({
+          organizationId: acme.org.organizationId,
+          consentId,
+          apiKeyId: acme.apiKeyId,
+          record: true,
+        }));
+        await verifyConsents(tx, inputs, t.clock.now());
+      }
+      const [row] = await tx.query<{ generic_plans: number; custom_plans: number }>(
+        `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements
+          WHERE name = 'gate_record_decision_groups'`,
+      );
+      return row;
+    });
+    assert.ok(counts, "the statement is prepared by name");
+    assert.ok(counts.custom_plans <= 5, `planned per execution: ${JSON.stringify(counts)}`);
+    assert.ok(counts.generic_plans >= 7, JSON.stringify(counts));
+  });
+
   test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
     // The access summary asks this per principal; without gate_decision_groups_by_consent it read
     // every decision of the organisation. A log of 5 000 groups, analysed, is large enough for the

@@ -49,6 +49,14 @@ export interface VerifyOutcome {
  * decision. Only a run holding a consent that was not found is rebuilt without it (the second
  * branch of the UNION); that costs about 3 µs more per decision on PGlite, and is the rare case.
  *
+ * Each array is unnested through a scalar subquery, `unnest((SELECT $1::text[]))`, so that the
+ * statement keeps one generic plan. Given a bare parameter, a custom plan (made with the values)
+ * sees the array's real length while the generic plan assumes 10 elements; for small groups the
+ * custom plan then always looks cheaper, and the server re-plans the statement on every execution
+ * (PostgreSQL's plan cache compares the two). Through the subquery both see the same estimate and
+ * the generic plan is kept after the first five executions. Measured on PGlite, per group of 1:
+ * 210–230 µs against 500–540 re-planned; groups of 12 and 40 were not re-planned and cost the same.
+ *
  * The consent lookup is a scalar subquery (one primary-key probe per verification) rather than a
  * join. For a join the planner, expecting 100 input rows, hashes the whole consents table until it
  * holds tens of thousands of rows: a sequential scan of the table for every group, however few
@@ -62,12 +70,12 @@ export const RECORD_DECISIONS_SQL = `
     SELECT i.ord,
            (SELECT withdrawn_at IS NULL FROM consents
              WHERE organization_id = i.o AND consent_id = i.c LIMIT 1) AS allowed
-      FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i (o, c, ord)
+      FROM unnest((SELECT $1::text[]), (SELECT $2::text[])) WITH ORDINALITY AS i (o, c, ord)
   ), answers AS (
     SELECT array_agg(allowed ORDER BY ord) AS allowed FROM found
   ), runs AS (
     SELECT r.o, r.lo, r.hi, a.allowed[r.lo:r.hi] AS allowed
-      FROM answers a, unnest($6::text[], $7::int[], $8::int[]) AS r (o, lo, hi)
+      FROM answers a, unnest((SELECT $6::text[]), (SELECT $7::int[]), (SELECT $8::int[])) AS r (o, lo, hi)
   ), logged AS (
     INSERT INTO gate_decision_groups
       (organization_id, group_id, decided_at, decision_count, decision_ids, consent_ids, api_key_ids, allowed)

@@ -3,10 +3,10 @@
 // order, and nothing lost on the way from the old table to the new one.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { openDatabase, type Database } from "../src/db/database.js";
+import type { Database } from "../src/db/database.js";
 import { listMigrations, migrate, splitStatements } from "../src/db/migrate.js";
 import { listDecisions, MAX_DECISION_LIMIT } from "../src/gate/gate.js";
-import { createPostgresDatabase, engine, openTestDatabase } from "./harness.js";
+import { openEmptyTestDatabase, openTestDatabase } from "./harness.js";
 
 const ORG = "org_logorder0000000001";
 const OTHER_ORG = "org_logorder0000000002";
@@ -87,15 +87,7 @@ test("the newest N decisions come out newest first, whatever the groups' sizes a
 async function openDatabaseMigratedUpTo(
   stopBefore: string,
 ): Promise<{ db: Database; dispose(): Promise<void> }> {
-  let db: Database;
-  let drop = async () => {};
-  if (engine === "postgres") {
-    const created = await createPostgresDatabase();
-    db = await openDatabase({ databaseUrl: created.url });
-    drop = created.drop;
-  } else {
-    db = await openDatabase({});
-  }
+  const { db, drop } = await openEmptyTestDatabase();
   await db.query(
     "CREATE TABLE schema_migrations (migration_id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
   );

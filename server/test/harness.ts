@@ -43,18 +43,34 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   };
 }
 
+/**
+ * An empty, unmigrated database on the engine under test. Whoever closes `db` (the test, or a
+ * server it was handed to) then calls `drop`, which removes a PostgreSQL database (nothing to do
+ * for an in-memory PGlite).
+ */
+export async function openEmptyTestDatabase(): Promise<{
+  db: Database;
+  url?: string;
+  drop(): Promise<void>;
+}> {
+  if (engine === "postgres") {
+    const created = await createPostgresDatabase();
+    return { db: await openDatabase({ databaseUrl: created.url }), url: created.url, drop: created.drop };
+  }
+  return { db: await openDatabase({}), drop: async () => {} };
+}
+
 /** A migrated database on the engine under test; `dispose` closes (and drops) it. */
 export async function openTestDatabase(): Promise<{ db: Database; url?: string; dispose(): Promise<void> }> {
   if (engine === "postgres") {
-    const created = await createPostgresDatabase();
-    const db = await openDatabase({ databaseUrl: created.url });
+    const { db, url, drop } = await openEmptyTestDatabase();
     await migrate(db);
     return {
       db,
-      url: created.url,
+      url,
       dispose: async () => {
         await db.close();
-        await created.drop();
+        await drop();
       },
     };
   }

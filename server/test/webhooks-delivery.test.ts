@@ -8,7 +8,6 @@ import { after, afterEach, before, beforeEach, describe, test } from "node:test"
 import { verifyDpdpSignature, verifyStandardWebhook } from "@guard/contract";
 import { createOrganization } from "../src/accounts/organizations.js";
 import { testConfig } from "../src/config.js";
-import { openDatabase, type Database } from "../src/db/database.js";
 import { startServer } from "../src/server.js";
 import { createEndpoint } from "../src/webhooks/endpoints.js";
 import { enqueueEvent } from "../src/webhooks/outbox.js";
@@ -22,7 +21,7 @@ import {
   type WebhookWorkerOptions,
 } from "../src/webhooks/worker.js";
 import {
-  createPostgresDatabase,
+  openEmptyTestDatabase,
   engine,
   seedOrganization,
   signIn,
@@ -594,15 +593,7 @@ describe("webhook delivery", () => {
 describe("startServer runs a delivery worker", () => {
   test("an event enqueued while the server runs is delivered; stop() stops the worker", async () => {
     const receiver = await startReceiver();
-    let db: Database;
-    let drop: (() => Promise<void>) | undefined;
-    if (engine === "postgres") {
-      const created = await createPostgresDatabase();
-      db = await openDatabase({ databaseUrl: created.url });
-      drop = created.drop;
-    } else {
-      db = await openDatabase({});
-    }
+    const { db, drop } = await openEmptyTestDatabase();
     const config = testConfig({ port: 0 });
     const server = await startServer(config, { db });
     try {
@@ -635,7 +626,7 @@ describe("startServer runs a delivery worker", () => {
       );
     } finally {
       await server.stop();
-      await drop?.();
+      await drop();
       await receiver.close();
     }
   });

@@ -128,13 +128,15 @@ export async function verifyConsents(
       runs.last.push(position + 1);
     }
   });
+  const consentIds = sorted.map((input) => input.consentId);
+  const apiKeyIds = sorted.map((input) => input.apiKeyId);
   const [result] = await db.query<{ answers: (boolean | null)[] | null }>(
     RECORD_DECISIONS_SQL,
     [
       sorted.map((input) => input.organizationId),
-      sorted.map((input) => input.consentId),
+      consentIds,
       decisionIds,
-      sorted.map((input) => input.apiKeyId),
+      apiKeyIds,
       decidedAt,
       runs.organizationIds,
       runs.first,
@@ -143,27 +145,30 @@ export async function verifyConsents(
     { preparedAs: "gate_record_decision_groups" },
   );
   const answers = result?.answers ?? [];
-  // Runs the statement left out because they hold a 404: logged here without the 404s.
-  for (const [run, organizationId] of runs.organizationIds.entries()) {
-    const positions = range(runs.first[run] as number, runs.last[run] as number);
-    if (positions.every((position) => answers[position - 1] != null)) continue;
-    const found = positions.map((position) => position - 1).filter((index) => answers[index] != null);
-    if (found.length === 0) continue;
-    const pick = <T>(values: readonly T[]) => found.map((index) => values[index] as T);
-    await db.query(
-      LOG_DECISION_RUN_SQL,
-      [
-        organizationId,
-        decisionIds[found[0] as number],
-        decidedAt,
-        found.length,
-        pick(decisionIds),
-        pick(sorted.map((input) => input.consentId)),
-        pick(sorted.map((input) => input.apiKeyId)),
-        pick(answers),
-      ],
-      { preparedAs: "gate_log_decision_run" },
-    );
+  // The statement left out the runs that hold a 404; each is logged here without its 404s.
+  if (answers.includes(null)) {
+    for (const [run, organizationId] of runs.organizationIds.entries()) {
+      const indexes = range(runs.first[run] as number, runs.last[run] as number).map(
+        (position) => position - 1,
+      );
+      const found = indexes.filter((index) => answers[index] != null);
+      if (found.length === indexes.length || found.length === 0) continue;
+      const pick = <T>(values: readonly T[]) => found.map((index) => values[index] as T);
+      await db.query(
+        LOG_DECISION_RUN_SQL,
+        [
+          organizationId,
+          decisionIds[found[0] as number],
+          decidedAt,
+          found.length,
+          pick(decisionIds),
+          pick(consentIds),
+          pick(apiKeyIds),
+          pick(answers),
+        ],
+        { preparedAs: "gate_log_decision_run" },
+      );
+    }
   }
   const outcomes: (VerifyOutcome | undefined)[] = inputs.map(() => undefined);
   sorted.forEach((input, position) => {

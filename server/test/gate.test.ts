@@ -299,12 +299,14 @@ describe("Consent Gate", () => {
       apiKeyId: org.apiKeyId,
       record,
     });
-    // Interleaved organisations, an unknown id and another organisation's consent in the middle of
-    // acme's run, and an organisation that does not record.
+    // Interleaved organisations, an unknown id, another organisation's consent and an id with a
+    // comma (the statement takes comma-separated lists) in the middle of acme's run, and an
+    // organisation that does not record.
     const inputs = [
       ask(acme, mine),
       ask(other, theirs),
       ask(acme, theirs),
+      ask(acme, `${mine},${mineWithdrawn}`),
       ask(quiet, quietOne, false),
       ask(acme, mineWithdrawn),
       ask(other, "cns_doesNotExist00"),
@@ -314,9 +316,9 @@ describe("Consent Gate", () => {
     const outcomes = await verifyConsents(t.db, inputs, decidedAt);
     assert.deepEqual(
       outcomes.map((o) => o?.decision ?? 404),
-      ["allow", "allow", 404, "allow", "deny", 404, "allow"],
+      ["allow", "allow", 404, 404, "allow", "deny", 404, "allow"],
     );
-    assert.equal(outcomes[3]?.decisionId, undefined, "not recorded, so no decision id");
+    assert.equal(outcomes[4]?.decisionId, undefined, "not recorded, so no decision id");
     const groups = await t.db.query<{
       organization_id: string;
       decision_count: number;
@@ -334,7 +336,7 @@ describe("Consent Gate", () => {
     assert.deepEqual(byOrg.get(acme.org.organizationId), {
       organization_id: acme.org.organizationId,
       decision_count: 3,
-      decision_ids: [outcomes[0]!.decisionId, outcomes[4]!.decisionId, outcomes[6]!.decisionId],
+      decision_ids: [outcomes[0]!.decisionId, outcomes[5]!.decisionId, outcomes[7]!.decisionId],
       consent_ids: [mine, mineWithdrawn, mine],
       api_key_ids: [acme.apiKeyId, acme.apiKeyId, acme.apiKeyId],
       allowed: [true, false, true],
@@ -417,7 +419,7 @@ describe("Consent Gate", () => {
     await t.db.query("ANALYZE consents");
     const [row] = await t.db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
       `EXPLAIN (FORMAT JSON) ${RECORD_DECISIONS_SQL}`,
-      [[bulk.org.organizationId], ["cns_plan00000001"], ["gdc_planprobe00000"], ["key_x"], 1, [], [], []],
+      [bulk.org.organizationId, "cns_plan00000001", "gdc_planprobe00000", "key_x", 1, "", [], []],
     );
     const scans: { type: unknown; index: unknown }[] = [];
     const walk = (node: PlanNode) => {

@@ -40,14 +40,14 @@ export async function startServer(
       db,
       clock,
       secrets: new SecretBox(config.secretsKey),
-      log: app.log,
+      log: app.serviceLog,
     });
     webhookWorker.start();
     // Raises dsr/grievance due_soon and overdue events; instances share the work (rights/clocks.ts).
     const rightsClockSweep = startRightsClockSweep({
       db,
       clock,
-      onError: (error) => app.log.error({ err: error }, "rights clock sweep failed"),
+      onError: (error) => app.serviceLog.error({ err: error }, "rights clock sweep failed"),
     });
     let stopping: Promise<void> | undefined;
     const server: RunningServer = {

@@ -478,71 +478,91 @@ describe("the shared error path", () => {
   });
 });
 
-describe("internal errors", () => {
-  let app: FastifyInstance;
-  let dispose: () => Promise<void>;
-  const logs: string[] = [];
+// At info Fastify logs every request itself; above it the app gives Fastify no logger and makes
+// request loggers from its own (http/app.ts). Faults must be logged the same way either way.
+for (const level of ["info", "warn"] as const) {
+  describe(`internal errors (log level ${level})`, () => {
+    let app: FastifyInstance;
+    let dispose: () => Promise<void>;
+    const logs: string[] = [];
 
-  // An app whose getHealth and getReadiness handlers fail, standing in for any unexpected fault.
-  const failingRoutes: RouteModule = ({ db }) => [
-    {
-      operationId: "getHealth",
-      handler: async () => {
-        throw new Error("disk on fire at /var/lib/guard/secret-path");
+    // An app whose getHealth and getReadiness handlers fail, standing in for any unexpected fault.
+    const failingRoutes: RouteModule = ({ db }) => [
+      {
+        operationId: "getHealth",
+        handler: async () => {
+          throw new Error("disk on fire at /var/lib/guard/secret-path");
+        },
       },
-    },
-    {
-      operationId: "getReadiness",
-      handler: async () => db.query("SELECT * FROM table_that_does_not_exist"),
-    },
-    {
-      operationId: "getOpenApiDocument",
-      handler: async () => {
-        throw "a thrown string, not an Error";
+      {
+        operationId: "getReadiness",
+        handler: async () => db.query("SELECT * FROM table_that_does_not_exist"),
       },
-    },
-  ];
+      {
+        operationId: "getOpenApiDocument",
+        handler: async () => {
+          throw "a thrown string, not an Error";
+        },
+      },
+    ];
 
-  before(async () => {
-    const opened = await openTestDatabase();
-    dispose = opened.dispose;
-    app = await buildApp({
-      config: testConfig({ logLevel: "info" }),
-      db: opened.db,
-      clock: new ManualClock(),
-      routes: [failingRoutes],
-      checkResponses: true,
-      logStream: { write: (line: string) => void logs.push(line) },
+    before(async () => {
+      const opened = await openTestDatabase();
+      dispose = opened.dispose;
+      app = await buildApp({
+        config: testConfig({ logLevel: level }),
+        db: opened.db,
+        clock: new ManualClock(),
+        routes: [failingRoutes],
+        checkResponses: true,
+        logStream: { write: (line: string) => void logs.push(line) },
+      });
+    });
+    after(async () => {
+      await app.close();
+      await dispose();
+    });
+
+    test("a fault is 500 INTERNAL_ERROR with a generic message, logged under the request id", async () => {
+      const cases = [
+        { url: "/healthz", detail: "disk on fire" },
+        { url: "/readyz", detail: "table_that_does_not_exist" },
+        { url: "/api/v1/openapi.json", detail: "a thrown string" },
+      ];
+      for (const { url, detail } of cases) {
+        const res = await app.inject({ method: "GET", url });
+        const body = assertApiError(res, 500, "INTERNAL_ERROR", { field: null });
+        assert.ok(!res.body.includes(detail), `the response hides the fault: ${res.body}`);
+        assert.ok(!/stack|\.ts:\d+/.test(res.body), "no stack trace in the response");
+        assert.match(body.error, /requestId/, "the message says to quote the request id");
+
+        const entries = logs
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((entry) => entry.reqId === body.requestId && Number(entry.level) >= 50);
+        assert.equal(entries.length, 1, `one error log line for ${url}`);
+        assert.ok(JSON.stringify(entries[0]).includes(detail), `the log holds the fault for ${url}`);
+      }
+    });
+
+    test("a route missing from this app is still 404, not 500", async () => {
+      const res = await app.inject({ method: "GET", url: "/api/v1/org/acme" });
+      assertApiError(res, 404, "NOT_FOUND");
+    });
+    test("each request is logged as it comes and goes at info, and not above", async () => {
+      const res = await app.inject({ method: "GET", url: "/api/v1/org/acme" });
+      const requestId = String(res.headers["x-request-id"]);
+      const lines = logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((e) => e.reqId === requestId);
+      assert.deepEqual(
+        lines.map((entry) => entry.msg),
+        level === "info" ? ["incoming request", "request completed"] : [],
+      );
+    });
+
+    test("the service logger writes where the request loggers do", async () => {
+      app.serviceLog.error({ sweep: "test" }, "service-level failure");
+      assert.ok(logs.some((line) => JSON.parse(line).msg === "service-level failure"));
     });
   });
-  after(async () => {
-    await app.close();
-    await dispose();
-  });
-
-  test("a fault is 500 INTERNAL_ERROR with a generic message, logged under the request id", async () => {
-    const cases = [
-      { url: "/healthz", detail: "disk on fire" },
-      { url: "/readyz", detail: "table_that_does_not_exist" },
-      { url: "/api/v1/openapi.json", detail: "a thrown string" },
-    ];
-    for (const { url, detail } of cases) {
-      const res = await app.inject({ method: "GET", url });
-      const body = assertApiError(res, 500, "INTERNAL_ERROR", { field: null });
-      assert.ok(!res.body.includes(detail), `the response hides the fault: ${res.body}`);
-      assert.ok(!/stack|\.ts:\d+/.test(res.body), "no stack trace in the response");
-      assert.match(body.error, /requestId/, "the message says to quote the request id");
-
-      const entries = logs
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((entry) => entry.reqId === body.requestId && Number(entry.level) >= 50);
-      assert.equal(entries.length, 1, `one error log line for ${url}`);
-      assert.ok(JSON.stringify(entries[0]).includes(detail), `the log holds the fault for ${url}`);
-    }
-  });
-
-  test("a route missing from this app is still 404, not 500", async () => {
-    const res = await app.inject({ method: "GET", url: "/api/v1/org/acme" });
-    assertApiError(res, 404, "NOT_FOUND");
-  });
-});
+}

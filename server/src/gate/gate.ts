@@ -51,10 +51,11 @@ export interface VerifyOutcome {
  * general array input. Measured on PGlite, a group of 48 cost 506–630 µs with lists against
  * 583–893 with arrays (a JSON document of records, earlier, cost 30% more than arrays); at 64
  * connections the gate gained 7% on PGlite and 16% on PostgreSQL. A run is logged as slices of
- * the lists, so nothing is built per decision. A run holding a consent that was not found is not logged by this statement
- * (a 404 is not a decision, so the slices would be wrong): `verifyConsents` logs it, without the
- * 404s, by a second statement before answering its callers. That is the rare case; a second
- * branch in this statement to rebuild such runs cost every group 35–40 µs on PGlite, used or not.
+ * the lists, so nothing is built per decision. A run holding a consent that was not found is not
+ * logged by this statement (a 404 is not a decision, so the slices would be wrong):
+ * `verifyConsents` logs it, without the 404s, by a second statement before answering its
+ * callers. That is the rare case; a second branch in this statement to rebuild such runs cost
+ * every group 35–40 µs on PGlite, used or not.
  *
  * Each list is split through a scalar subquery, `unnest((SELECT string_to_array($1, ',')))`, so
  * that the statement keeps one generic plan. Given the bare parameter, a custom plan (made with

@@ -8,7 +8,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
-import pino from "pino";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import { systemClock, type Clock } from "../lib/clock.js";
@@ -34,7 +33,7 @@ import {
   type IdempotencyOption,
 } from "./idempotency.js";
 import { registerJsonBodyParser } from "./json-body.js";
-import { lazyRequestLogger } from "./lazy-request-logger.js";
+import { appLogging } from "./logging.js";
 import { createResponseChecker, createValidatorCompiler } from "./validation.js";
 import { sdkFloorHook } from "./sdk-floor.js";
 
@@ -99,11 +98,6 @@ function requestIdFor(request: { headers: Record<string, string | string[] | und
   return `req_${randomBase62(16)}`;
 }
 
-/** Whether requests are logged as they come and go (Fastify writes those lines at info). */
-function requestLogging(level: Config["logLevel"]): boolean {
-  return level === "info" || level === "debug" || level === "trace";
-}
-
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, db } = options;
   const invalidations = await InvalidationFeed.open(db);
@@ -116,51 +110,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     capabilities: new CapabilityCache(invalidations),
   };
 
-  const loggerOptions = {
-    level: config.logLevel,
-    // Credentials never reach the logs: headers are not logged at all, and these paths are
-    // redacted in case a serializer or a handler logs them.
-    redact: {
-      paths: [
-        "req.headers.authorization",
-        "req.headers.cookie",
-        'req.headers["x-csrf-token"]',
-        'res.headers["set-cookie"]',
-        "*.password",
-        "*.key",
-        "*.accessToken",
-      ],
-      censor: "[redacted]",
-    },
-    serializers: {
-      // Path only: query strings can hold personal data (`consent-status?email=`).
-      req: (request: FastifyRequest) => ({
-        method: request.method,
-        path: request.url.split("?")[0],
-        requestId: request.id,
-      }),
-    },
-  };
-  // Fastify logs each request ("incoming request", "request completed") at info. A Fastify that
-  // has a logger times every request and listens for the end of its response to write the second
-  // line, whatever the level: measured with callgrind, about 8 000 instructions per request, where
-  // a whole bare Fastify route takes 91 000. So when info is off (GUARD_LOG_LEVEL=warn, the setting
-  // for a busy gate) Fastify gets no logger of its own; each request's logger (`request.log`, for
-  // errors and warnings, bound to the request id as before) and `serviceLog` come from Guard's own
-  // pino, made with the same options.
-  const serviceLogger = requestLogging(config.logLevel)
-    ? undefined
-    : options.logStream
-      ? pino(loggerOptions, options.logStream)
-      : pino(loggerOptions);
+  const logging = appLogging(config.logLevel, options.logStream);
   const app = Fastify({
-    ...(serviceLogger
-      ? { logger: false }
-      : { logger: { ...loggerOptions, ...(options.logStream ? { stream: options.logStream } : {}) } }),
+    logger: logging.fastifyLogger,
+    childLoggerFactory: logging.childLoggerFactory,
     genReqId: requestIdFor,
-    childLoggerFactory: serviceLogger
-      ? (_noLogger, bindings, childOptions) => lazyRequestLogger(serviceLogger, bindings, childOptions)
-      : lazyRequestLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     // Failures the router meets before any hook runs (malformed URL encoding, an overlong path
@@ -174,7 +128,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
 
-  app.decorate("serviceLog", serviceLogger ?? app.log);
+  app.decorate("serviceLog", logging.serviceLogger ?? app.log);
   app.addHook("onClose", () => invalidations.close());
   // Cookies are read only where a route accepts a staff session (http/auth.ts parses the header
   // then), so no request pays for parsing them up front; setting cookies works as usual.

@@ -105,7 +105,7 @@ export interface paths {
         /**
          * Create a service API key
          * @description Self-serve and unconditional for `admin` and `dpo`; `viewer` gets `403 FORBIDDEN`. The
-         *     full key (`gk_live_…`) is in this response only; Guard stores its hash. Takes no
+         *     full key (`gk_live_...`) is in this response only; Guard stores its hash. Takes no
          *     `Idempotency-Key` (a replay would need the key stored in clear). Needs `X-CSRF-Token`.
          */
         post: operations["createApiKey"];
@@ -1536,8 +1536,8 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description Opaque id: a 2-6 letter type prefix, `_`, then 8-64 letters or digits (`org_…`, `ntc_…`,
-         *     `cns_…`). At most 71 characters; never contains `|` or `,`. A malformed id in a path, query
+         * @description Opaque id: a 2-6 letter type prefix, `_`, then 8-64 letters or digits (`org_...`, `ntc_...`,
+         *     `cns_...`). At most 71 characters; never contains `|` or `,`. A malformed id in a path, query
          *     or body is `400 VALIDATION_ERROR`.
          * @example org_9f2c4a7b1d3e
          */
@@ -2406,7 +2406,7 @@ export interface components {
             name: string;
             /** @description The first 16 characters of `key`. */
             prefix: string;
-            /** @description The full key (`gk_live_…`). Shown once, stored only as a hash; it cannot be retrieved later. */
+            /** @description The full key (`gk_live_...`). Shown once, stored only as a hash; it cannot be retrieved later. */
             key: string;
             /** @description Epoch ms. */
             createdAt: number;
@@ -2426,7 +2426,7 @@ export interface components {
          */
         WebhookEndpoint: {
             endpointId: string;
-            /** @description `https://…`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` on a deployment not running in production. */
+            /** @description `https://...`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` on a deployment not running in production. */
             url: string;
             /** @description The subscribed event types (never empty). */
             events: components["schemas"]["WebhookEventType"][];
@@ -2734,9 +2734,9 @@ export interface components {
          *     one record.
          */
         IdempotencyKey: string;
-        /** @description Id of the webhook endpoint (`whe_…`). */
+        /** @description Id of the webhook endpoint (`whe_...`). */
         WebhookEndpointId: components["schemas"]["Id"];
-        /** @description Id of the delivery (`dlv_…`). */
+        /** @description Id of the delivery (`dlv_...`). */
         WebhookDeliveryId: components["schemas"]["Id"];
         /**
          * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
@@ -3094,7 +3094,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description `https://…`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` outside production. No user name, password or fragment.
+                     * @description `https://...`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` outside production. No user name, password or fragment.
                      */
                     url: string;
                     /** @description The event types to deliver; at least one. Duplicates are dropped. */
@@ -3131,7 +3131,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Id of the webhook endpoint (`whe_…`). */
+                /** @description Id of the webhook endpoint (`whe_...`). */
                 endpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
@@ -3166,7 +3166,7 @@ export interface operations {
                 "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
             };
             path: {
-                /** @description Id of the webhook endpoint (`whe_…`). */
+                /** @description Id of the webhook endpoint (`whe_...`). */
                 endpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
@@ -3208,7 +3208,7 @@ export interface operations {
                 "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
             };
             path: {
-                /** @description Id of the webhook endpoint (`whe_…`). */
+                /** @description Id of the webhook endpoint (`whe_...`). */
                 endpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
@@ -3264,7 +3264,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Id of the webhook endpoint (`whe_…`). */
+                /** @description Id of the webhook endpoint (`whe_...`). */
                 endpointId: components["parameters"]["WebhookEndpointId"];
             };
             cookie?: never;
@@ -3298,9 +3298,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Id of the webhook endpoint (`whe_…`). */
+                /** @description Id of the webhook endpoint (`whe_...`). */
                 endpointId: components["parameters"]["WebhookEndpointId"];
-                /** @description Id of the delivery (`dlv_…`). */
+                /** @description Id of the delivery (`dlv_...`). */
                 deliveryId: components["parameters"]["WebhookDeliveryId"];
             };
             cookie?: never;
@@ -3335,9 +3335,9 @@ export interface operations {
                 "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
             };
             path: {
-                /** @description Id of the webhook endpoint (`whe_…`). */
+                /** @description Id of the webhook endpoint (`whe_...`). */
                 endpointId: components["parameters"]["WebhookEndpointId"];
-                /** @description Id of the delivery (`dlv_…`). */
+                /** @description Id of the delivery (`dlv_...`). */
                 deliveryId: components["parameters"]["WebhookDeliveryId"];
             };
             cookie?: never;

@@ -45,7 +45,10 @@ export const gateRoutes: RouteModule = ({ db, clock }) => {
           record,
         });
         if (!outcome) throw notFound("No such consent in this organisation");
-        return { ...outcome, consentId };
+        // Spelled out rather than spread (see verifyConsents); an undefined decisionId is left out
+        // of the JSON.
+        const { decision, reason, decisionId } = outcome;
+        return { decision, reason, decisionId, consentId };
       },
     },
     {

@@ -157,6 +157,38 @@ describe("the shared error path", () => {
     assertApiError(under, 400, "VALIDATION_ERROR", { field: "externalId" });
   });
 
+  test("every kind of response carries x-request-id and nosniff", async () => {
+    const json = { "content-type": "application/json" };
+    const responses = {
+      "a contract route": await t.request({ method: "GET", url: "/healthz" }),
+      "the API reference": await t.request({ method: "GET", url: "/docs" }),
+      "the API reference's document": await t.request({ method: "GET", url: "/docs/json" }),
+      "no such route": await t.request({ method: "GET", url: "/nope" }),
+      "a malformed body": await t.request({ method: "POST", url: SIGN_IN, payload: "{", headers: json }),
+      "another content type": await t.request({
+        method: "POST",
+        url: SIGN_IN,
+        payload: "x",
+        headers: { "content-type": "text/plain" },
+      }),
+      "a body over the limit": await t.request({
+        method: "POST",
+        url: SIGN_IN,
+        payload: JSON.stringify({ email: "x".repeat(4096) }),
+        headers: json,
+      }),
+      "a malformed URL": await t.request({ method: "GET", url: "/api/v1/org/%zz" }),
+      "a missing credential": await t.request({ method: "GET", url: "/api/v1/consent/gate/decisions" }),
+    };
+    for (const [kind, res] of Object.entries(responses)) {
+      assert.match(String(res.headers["x-request-id"]), /^req_[A-Za-z0-9]{16}$/, kind);
+      assert.equal(res.headers["x-content-type-options"], "nosniff", kind);
+    }
+    assert.equal(responses["the API reference's document"].statusCode, 200);
+    assert.equal(responses["a missing credential"].statusCode, 401);
+    assert.equal(responses["a body over the limit"].statusCode, 413);
+  });
+
   test("an unknown route, or a known path with another method, is 404 NOT_FOUND", async () => {
     assertApiError(await t.request({ method: "GET", url: "/api/v1/no-such-thing" }), 404, "NOT_FOUND");
     assertApiError(await t.request({ method: "GET", url: "/api/v1/org/x/y/z?q=1" }), 404, "NOT_FOUND");

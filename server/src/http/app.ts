@@ -34,6 +34,7 @@ import {
 } from "./idempotency.js";
 import { registerJsonBodyParser } from "./json-body.js";
 import { appLogging } from "./logging.js";
+import { stampResponseHeaders } from "./response-headers.js";
 import { createResponseChecker, createValidatorCompiler } from "./validation.js";
 import { sdkFloorHook } from "./sdk-floor.js";
 
@@ -119,11 +120,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: false,
     // Failures the router meets before any hook runs (malformed URL encoding, an overlong path
     // segment) take the same error path instead of Fastify's own body.
-    frameworkErrors: (error, request, reply) => {
-      reply.header("x-request-id", request.id);
-      reply.header("x-content-type-options", "nosniff");
-      void sendFailure(error, request, reply);
-    },
+    frameworkErrors: (error, request, reply) => void sendFailure(error, request, reply),
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
@@ -139,13 +136,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addSchema(components);
   app.setValidatorCompiler(createValidatorCompiler(components));
 
-  // Callback style on purpose: it completes synchronously, where an async hook costs every request
-  // a promise and a trip through the microtask queue.
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    reply.header("x-content-type-options", "nosniff");
-    done();
-  });
   // Most deployments set no floor; then no request pays for the check.
   if (Object.keys(config.minSdkVersions).length > 0)
     app.addHook("onRequest", sdkFloorHook(config.minSdkVersions));
@@ -173,6 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
 /** The one error path: `{code, error, requestId, field?}` with the catalog status. */
 function sendFailure(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  stampResponseHeaders(request, reply);
   const failure = errorToApiFailure(error);
   if (failure.status >= 500) request.log.error({ err: error }, "request failed");
   const body: ErrorBody = { code: failure.code, error: failure.message, requestId: request.id };
@@ -208,7 +199,8 @@ function registerOperation(
     // Fastify then validates params, query, headers and body with the contract's schemas.
     schema: op.schema,
     config: { operationId: op.operationId },
-    preValidation: async (request) => {
+    preValidation: async (request, reply) => {
+      stampResponseHeaders(request, reply);
       if (op.security.length > 0) {
         const credential = await authenticate(request, op.security, ctx);
         if (credential.kind === "staff" && spec.roles && !spec.roles.includes(credential.role)) {

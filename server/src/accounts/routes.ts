@@ -7,6 +7,7 @@ import type {
   ServiceCredential,
   StaffCredential,
 } from "../http/credentials.js";
+import { clearCookie, setCookie } from "../http/cookies.js";
 import { ApiFailure, notFound, unauthorized } from "../http/errors.js";
 import { enforceRateLimit } from "../http/rate-limit.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
@@ -73,7 +74,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
       if (!staff) throw unauthorized("Unknown organisation, email or password");
       const ttlMs = config.sessionTtlHours * 3_600_000;
       const { cookieValue, session } = await startStaffSession(db, staff, { now, ttlMs });
-      reply.setCookie(SESSION_COOKIE, cookieValue, {
+      setCookie(reply, SESSION_COOKIE, cookieValue, {
         path: "/",
         httpOnly: true,
         sameSite: "lax",
@@ -96,7 +97,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
         sessionId: staff.sessionId,
         now: clock.now(),
       });
-      reply.clearCookie(SESSION_COOKIE, {
+      clearCookie(reply, SESSION_COOKIE, {
         path: "/",
         httpOnly: true,
         sameSite: "lax",

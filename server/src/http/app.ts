@@ -1,7 +1,6 @@
 // Builds the Fastify application: contract-driven validation and serialisation, the single error
 // path, request ids, credential checks, and every domain's routes. Tests call buildApp() and use
 // inject(); `guard serve` calls it and listens.
-import cookie from "@fastify/cookie";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -127,9 +126,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   app.decorate("serviceLog", logging.serviceLogger ?? app.log);
   app.addHook("onClose", () => invalidations.close());
-  // Cookies are read only where a route accepts a staff session (http/auth.ts parses the header
-  // then), so no request pays for parsing them up front; setting cookies works as usual.
-  await app.register(cookie, { hook: false });
   registerJsonBodyParser(app);
 
   const components = contractComponentsSchema();

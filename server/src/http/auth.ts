@@ -10,6 +10,7 @@ import type { Database } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
 import { constantTimeEqual } from "../lib/secrets.js";
 import type { SecurityKind } from "./contract.js";
+import { readCookie } from "./cookies.js";
 import type { Credential } from "./credentials.js";
 import { forbidden, unauthorized } from "./errors.js";
 
@@ -28,12 +29,6 @@ function bearerToken(request: FastifyRequest): string | undefined {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   if (!match) throw unauthorized("The Authorization header must be `Bearer <credential>`");
   return match[1];
-}
-
-/** The staff session cookie, parsed from the header on demand (@fastify/cookie runs with `hook: false`). */
-function sessionCookie(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  return header ? request.server.parseCookie(header)[SESSION_COOKIE] : undefined;
 }
 
 const isServiceKey = (token: string) => token.startsWith("gk_live_") || token.startsWith("gk_test_");
@@ -74,7 +69,7 @@ async function resolve(
       };
     }
     case "staffSession": {
-      const cookie = sessionCookie(request);
+      const cookie = readCookie(request, SESSION_COOKIE);
       if (!cookie) return undefined;
       const session = await resolveStaffSession(deps.db, cookie, deps.clock.now());
       if (!session) throw unauthorized("The session has ended or expired; sign in again");

@@ -1,0 +1,35 @@
+// The one cookie Guard uses, the staff session: read from the request header only where a route
+// accepts a staff session, and set or cleared by sign-in and sign-out. Done with the `cookie`
+// package directly rather than a Fastify plugin, because the plugin adds an `onSend` hook and
+// per-request fields that every request pays for (about 3 200 instructions by callgrind against
+// 91 000 for a whole bare route), to serve two routes.
+import { parseCookie, stringifySetCookie } from "cookie";
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+export interface CookieOptions {
+  path: string;
+  httpOnly: boolean;
+  sameSite: "lax" | "strict";
+  secure: boolean;
+  /** Seconds; absent for a cookie that ends with the browser session. */
+  maxAge?: number;
+}
+
+/** The value of cookie `name` on the request, if any. */
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  return header ? parseCookie(header)[name] : undefined;
+}
+
+export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions): void {
+  // Fastify keeps each `set-cookie` header given (it never merges them into one).
+  reply.header("set-cookie", stringifySetCookie({ name, value, ...options }));
+}
+
+/** Tells the browser to drop the cookie now (empty value, expired, Max-Age=0). */
+export function clearCookie(reply: FastifyReply, name: string, options: Omit<CookieOptions, "maxAge">): void {
+  reply.header(
+    "set-cookie",
+    stringifySetCookie({ name, value: "", ...options, maxAge: 0, expires: new Date(0) }),
+  );
+}

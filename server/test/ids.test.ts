@@ -23,3 +23,12 @@ test("characters are uniform across the alphabet (no modulo bias)", () => {
   assert.equal(counts.size, 62);
   for (const [ch, n] of counts) assert.ok(n > 9_000 && n < 11_000, `${ch}: ${n}`);
 });
+
+test("any length, across the pool's refills", () => {
+  // Lengths that do not divide the pool, one longer than half of it, and one longer than all of it.
+  for (const length of [1, 7, 43, 64, 2049, 5000]) {
+    for (let i = 0; i < 200; i += 1) {
+      assert.match(randomBase62(length), new RegExp(`^[0-9A-Za-z]{${length}}$`));
+    }
+  }
+});

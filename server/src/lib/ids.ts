@@ -40,7 +40,9 @@ function refill(): void {
 /** `length` characters of uniform base62. */
 export function randomBase62(length: number): string {
   if (length > POOL_BYTES / 2) return randomBase62(POOL_BYTES / 2) + randomBase62(length - POOL_BYTES / 2);
-  if (poolEnd - poolStart < length) refill();
+  // A refill keeps about 3 970 characters of 4 096 bytes; `while` rather than `if`, so that an
+  // unlucky draw with fewer than `length` left cannot hand out wiped bytes.
+  while (poolEnd - poolStart < length) refill();
   const end = poolStart + length;
   const id = pool.toString("latin1", poolStart, end);
   pool.fill(0, poolStart, end);

@@ -353,6 +353,8 @@ describe("capabilities", () => {
 
     await switchTo(w.seeded, { cm_api: false, consent_gate: false });
     assertAbsent(await verify(), "POST", "/api/v1/consent/verify");
+    // Again, now that the key and the switches are cached: decided without a database read.
+    assertAbsent(await verify(), "POST", "/api/v1/consent/verify");
     assertAbsent(await getConsent(), "GET", `/cm/v1/consent/${w.consentId}`);
     // ...and a 404 while off.
     assertAbsent(

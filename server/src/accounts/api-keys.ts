@@ -121,8 +121,11 @@ async function loadActiveKey(db: Queryable, keyHash: string): Promise<ActiveKey 
   );
 }
 
+const lastUsedIsFresh = (key: ActiveKey, now: number) =>
+  key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS;
+
 async function touch(db: Queryable, key: ActiveKey, now: number): Promise<void> {
-  if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+  if (lastUsedIsFresh(key, now)) return;
   key.lastUsedAt = now;
   await db.query("UPDATE api_keys SET last_used_at = $3 WHERE organization_id = $1 AND api_key_id = $2", [
     key.organizationId,
@@ -159,6 +162,18 @@ export class ApiKeyCache {
       return row && { organizationId, apiKeyId };
     });
     return found !== undefined;
+  }
+
+  /**
+   * What `resolve` would answer, when it needs no database work: the key is cached and its
+   * last-used time is fresh. Undefined means "ask `resolve`" (not cached, unknown, revoked, or due
+   * a last-used refresh), never "no such key".
+   */
+  resolveCached(key: string, now: number): ResolvedApiKey | undefined {
+    if (key.length > 100) return undefined;
+    const active = this.cache.peek(sha256Hex(key));
+    if (!active || !lastUsedIsFresh(active, now)) return undefined;
+    return { organizationId: active.organizationId, apiKeyId: active.apiKeyId };
   }
 
   async resolve(db: Queryable, key: string, now: number): Promise<ResolvedApiKey | undefined> {

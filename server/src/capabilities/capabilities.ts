@@ -176,6 +176,11 @@ export class CapabilityCache {
     return owner;
   }
 
+  /** The organisation's cached switches, without reading them (see ReadThroughCache.peek). */
+  peek(organizationId: string): CapabilityOverrides | undefined {
+    return this.cache.peek(organizationId)?.overrides;
+  }
+
   async read(db: Queryable, organizationId: string): Promise<CapabilityOverrides | undefined> {
     const entry = await this.cache.get(organizationId, async () => {
       const overrides = await readCapabilityOverrides(db, organizationId);

@@ -109,7 +109,27 @@ export async function enforceCapability(
   const resolved = request.credential
     ? await byOrganizationId(db, cache, request.credential.organizationId)
     : await PUBLIC_ORG_SOURCES[operationId]?.(request, db, cache);
-  if (!resolved) return;
+  if (resolved) applyCapability(request, resolved, capability);
+}
+
+/**
+ * enforceCapability without I/O, for an authenticated request whose organisation's switches this
+ * instance has cached: true when it has decided (having thrown NOT_FOUND if the capability is off),
+ * false when enforceCapability must run.
+ */
+export function enforceCapabilityCached(
+  request: FastifyRequest,
+  cache: CapabilityCache,
+  capability: CapabilityName,
+): boolean {
+  const organizationId = request.credential?.organizationId;
+  const capabilities = organizationId === undefined ? undefined : cache.peek(organizationId);
+  if (organizationId === undefined || capabilities === undefined) return false;
+  applyCapability(request, { organizationId, capabilities }, capability);
+  return true;
+}
+
+function applyCapability(request: FastifyRequest, resolved: Resolved, capability: CapabilityName): void {
   request.capabilityOverrides = { organizationId: resolved.organizationId, overrides: resolved.capabilities };
   if (!isOn(resolved.capabilities, capability)) {
     throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
@@ -126,12 +146,23 @@ export async function requestCapabilityEnabled(
   organizationId: string,
   capability: CapabilityName,
 ): Promise<boolean> {
-  let cached = request.capabilityOverrides;
-  if (cached?.organizationId !== organizationId) {
-    const overrides = await readCapabilityOverrides(db, organizationId);
-    if (!overrides) return false;
-    cached = { organizationId, overrides };
-    request.capabilityOverrides = cached;
-  }
-  return isOn(cached.overrides, capability);
+  const known = requestCapabilityKnown(request, organizationId, capability);
+  if (known !== undefined) return known;
+  const overrides = await readCapabilityOverrides(db, organizationId);
+  if (!overrides) return false;
+  request.capabilityOverrides = { organizationId, overrides };
+  return isOn(overrides, capability);
+}
+
+/**
+ * requestCapabilityEnabled without I/O: the answer when the central check has read this
+ * organisation's switches for the request, undefined otherwise.
+ */
+export function requestCapabilityKnown(
+  request: FastifyRequest,
+  organizationId: string,
+  capability: CapabilityName,
+): boolean | undefined {
+  const cached = request.capabilityOverrides;
+  return cached?.organizationId === organizationId ? isOn(cached.overrides, capability) : undefined;
 }

@@ -50,6 +50,15 @@ export class ReadThroughCache<V extends { organizationId: string }> {
     return value;
   }
 
+  /**
+   * The cached value for `key` without loading it: undefined when it is not cached, or while the
+   * feed is disconnected (then nothing cached is trusted). For hot paths that answer synchronously
+   * when they can and fall back to `get`.
+   */
+  peek(key: string): V | undefined {
+    return this.feed.connected ? this.entries.get(key) : undefined;
+  }
+
   private invalidate(invalidation: Invalidation): void {
     if (invalidation.topic !== this.options.topic) return;
     this.generation += 1;

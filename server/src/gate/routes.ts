@@ -1,6 +1,6 @@
 // HTTP routes of the Consent Gate: verify (decide and log), the decision log, bypass alerts.
 import { serviceOf } from "../accounts/routes.js";
-import { requestCapabilityEnabled } from "../capabilities/enforce.js";
+import { requestCapabilityEnabled, requestCapabilityKnown } from "../capabilities/enforce.js";
 import type { RouteModule } from "../http/app.js";
 import { notFound } from "../http/errors.js";
 import { GroupCommit } from "../lib/group-commit.js";
@@ -32,12 +32,16 @@ export const gateRoutes: RouteModule = ({ db, clock }) => {
       handler: async (request) => {
         const service = serviceOf(request);
         const { consentId } = request.body as { consentId: string };
-        const record = await requestCapabilityEnabled(
-          request,
-          db,
-          service.organizationId,
-          "consent_gate_decision_audit",
-        );
+        // Known from the central check's cached switches on every request but the rare one that
+        // reads them (an await on a value is a promise and a microtask all the same).
+        const record =
+          requestCapabilityKnown(request, service.organizationId, "consent_gate_decision_audit") ??
+          (await requestCapabilityEnabled(
+            request,
+            db,
+            service.organizationId,
+            "consent_gate_decision_audit",
+          ));
         const outcome = await decisions.submit({
           organizationId: service.organizationId,
           consentId,

@@ -18,8 +18,12 @@ import {
   type CapabilityName,
 } from "../capabilities/capabilities.js";
 import { InvalidationFeed } from "../db/invalidation.js";
-import { assertCapabilityResolvable, enforceCapability } from "../capabilities/enforce.js";
-import { authenticate } from "./auth.js";
+import {
+  assertCapabilityResolvable,
+  enforceCapability,
+  enforceCapabilityCached,
+} from "../capabilities/enforce.js";
+import { authenticate, authenticateCached } from "./auth.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
 import type { Credential, StaffRole } from "./credentials.js";
 import { ApiFailure, forbidden, type ErrorBody } from "./errors.js";
@@ -188,6 +192,29 @@ function registerOperation(
   const capability = spec.capability ?? capabilityForOperation(spec.operationId);
   if (capability) assertCapabilityResolvable(op.operationId, op.security.length === 0);
   assertIdempotencySupported(spec, op);
+
+  /** The credential and capability checks, as far as this instance's caches answer them. */
+  const checkAccessCached = (request: FastifyRequest): boolean => {
+    if (op.security.length === 0) return capability === undefined;
+    const credential = authenticateCached(request, op.security, ctx);
+    if (!credential) return false;
+    request.credential = credential;
+    return capability === undefined || enforceCapabilityCached(request, ctx.capabilities, capability);
+  };
+
+  const checkAccess = async (request: FastifyRequest): Promise<void> => {
+    if (op.security.length > 0) {
+      const credential = await authenticate(request, op.security, ctx);
+      if (credential.kind === "staff" && spec.roles && !spec.roles.includes(credential.role)) {
+        throw forbidden(`The ${credential.role} role cannot do this; it needs ${spec.roles.join(" or ")}`);
+      }
+      request.credential = credential;
+    }
+    // After authentication (so the organisation is the credential's) and before validation, so
+    // a switched-off route answers 404 as if absent, not a 400 about its input.
+    if (capability) await enforceCapability(request, ctx.db, ctx.capabilities, op.operationId, capability);
+  };
+
   app.route({
     method: op.method,
     url: op.routePath,
@@ -195,18 +222,16 @@ function registerOperation(
     // Fastify then validates params, query, headers and body with the contract's schemas.
     schema: op.schema,
     config: { operationId: op.operationId },
-    preValidation: async (request, reply) => {
+    // A callback hook, so that a request the caches answer (a known service key, its organisation's
+    // switches) passes without a promise; anything else takes checkAccess. Async all the way down,
+    // the check cost every request about ten async layers, each a promise, a then-lookup on its
+    // result and a microtask: with the handler's own layers (invokeHandler, the gate's capability
+    // read) this took a gate request from 154 000 to 141 000 instructions by callgrind. A throw
+    // here takes the error path as a rejection does.
+    preValidation: (request, reply, done) => {
       stampResponseHeaders(request, reply);
-      if (op.security.length > 0) {
-        const credential = await authenticate(request, op.security, ctx);
-        if (credential.kind === "staff" && spec.roles && !spec.roles.includes(credential.role)) {
-          throw forbidden(`The ${credential.role} role cannot do this; it needs ${spec.roles.join(" or ")}`);
-        }
-        request.credential = credential;
-      }
-      // After authentication (so the organisation is the credential's) and before validation, so
-      // a switched-off route answers 404 as if absent, not a 400 about its input.
-      if (capability) await enforceCapability(request, ctx.db, ctx.capabilities, op.operationId, capability);
+      if (checkAccessCached(request)) return done();
+      checkAccess(request).then(() => done(), done);
     },
     handler: async (request, reply) => {
       const result = await invokeHandler(ctx, spec, successStatus, request, reply);

@@ -195,7 +195,7 @@ class WriteTools implements HandlerTools {
  * Runs a route's handler with its tools: replays a stored answer without running the handler, or
  * gives the handler a `write` that claims the key and records the answer in the same transaction.
  */
-export async function invokeHandler(
+export function invokeHandler(
   ctx: AppContext,
   spec: RouteSpec,
   successStatus: number,
@@ -203,18 +203,27 @@ export async function invokeHandler(
   reply: FastifyReply,
 ): Promise<unknown> {
   const scope = spec.idempotency ? scopeOf(request, spec.operationId, spec.idempotency) : undefined;
-  if (scope) {
-    const now = ctx.clock.now();
-    const stored = await storedResponse(ctx.db, scope, now);
-    if (stored) return replay(reply, stored);
-    // Expired keys are swept now and then by whoever passes, as rate-limit buckets are.
-    if (Math.random() < 0.01) {
-      await ctx.db.query("DELETE FROM idempotency_keys WHERE created_at <= $1", [
-        now - IDEMPOTENCY_WINDOW_MS,
-      ]);
-    }
-  }
   const tools = new WriteTools(ctx, spec, successStatus, reply, scope);
+  // Without a key there is nothing to replay or record: the handler's own promise, no layer around it.
+  if (!scope) return spec.handler(request, reply, tools);
+  return invokeIdempotently(ctx, spec, scope, request, reply, tools);
+}
+
+async function invokeIdempotently(
+  ctx: AppContext,
+  spec: RouteSpec,
+  scope: Scope,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  tools: WriteTools,
+): Promise<unknown> {
+  const now = ctx.clock.now();
+  const stored = await storedResponse(ctx.db, scope, now);
+  if (stored) return replay(reply, stored);
+  // Expired keys are swept now and then by whoever passes, as rate-limit buckets are.
+  if (Math.random() < 0.01) {
+    await ctx.db.query("DELETE FROM idempotency_keys WHERE created_at <= $1", [now - IDEMPOTENCY_WINDOW_MS]);
+  }
   try {
     const result = await spec.handler(request, reply, tools);
     const recorded = tools.recorded;

@@ -73,7 +73,9 @@ export function createValidatorCompiler(components: JsonSchema): FastifySchemaCo
   return ({ schema, httpPart }) => {
     const validate = (httpPart === "body" ? strictAjv : coercingAjv).compile(schema);
     return (data: unknown) => {
-      if (validate(data)) return { value: data };
+      // `true`, not `{ value: data }`: Fastify then keeps the request part as it is, without an
+      // object to allocate and a property to store per request.
+      if (validate(data)) return true;
       const error = validate.errors![0]!;
       const field = fieldOf(error, PART_NAMES[httpPart ?? "body"] ?? "body");
       return { error: new ApiFailure("VALIDATION_ERROR", describeAjvError(error, field), { field }) };

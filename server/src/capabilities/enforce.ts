@@ -123,8 +123,9 @@ export function enforceCapabilityCached(
   capability: CapabilityName,
 ): boolean {
   const organizationId = request.credential?.organizationId;
-  const capabilities = organizationId === undefined ? undefined : cache.peek(organizationId);
-  if (organizationId === undefined || capabilities === undefined) return false;
+  if (organizationId === undefined) return false;
+  const capabilities = cache.peek(organizationId);
+  if (capabilities === undefined) return false;
   applyCapability(request, { organizationId, capabilities }, capability);
   return true;
 }

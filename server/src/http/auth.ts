@@ -25,12 +25,16 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
+/** The credential of an `Authorization: Bearer` header; undefined when absent or malformed. */
+const bearerValue = (header: string | undefined): string | undefined =>
+  header ? BEARER.exec(header)?.[1] : undefined;
+
 function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
-  const match = BEARER.exec(header);
-  if (!match) throw unauthorized("The Authorization header must be `Bearer <credential>`");
-  return match[1];
+  const token = bearerValue(header);
+  if (token === undefined) throw unauthorized("The Authorization header must be `Bearer <credential>`");
+  return token;
 }
 
 const isServiceKey = (token: string) => token.startsWith("gk_live_") || token.startsWith("gk_test_");
@@ -98,8 +102,7 @@ export function authenticateCached(
   deps: AuthDeps,
 ): Credential | undefined {
   if (security[0] !== "serviceKey") return undefined;
-  const header = request.headers.authorization;
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  const token = bearerValue(request.headers.authorization);
   if (token === undefined || !isServiceKey(token)) return undefined;
   const key = deps.apiKeys.resolveCached(token, deps.clock.now());
   return key && { kind: "service", organizationId: key.organizationId, apiKeyId: key.apiKeyId };

@@ -1,0 +1,148 @@
+// The Consent Gate's decision log is stored a group per row (migration 0044). These tests hold the
+// storage to what the log promised when it was a row per decision: the same decisions, in the same
+// order, and nothing lost on the way from the old table to the new one.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Database } from "../../src/db/database.js";
+import { listMigrations, migrate, splitStatements } from "../../src/db/migrate.js";
+import { listDecisions, MAX_DECISION_LIMIT } from "../../src/gate/gate.js";
+import { openEmptyTestDatabase, openTestDatabase } from "../support/harness.js";
+
+const ORG = "org_logorder0000000001";
+const OTHER_ORG = "org_logorder0000000002";
+
+/** A small deterministic generator, so a failure can be replayed. */
+function lcg(seed: number) {
+  let state = seed;
+  return (below: number) => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state % below;
+  };
+}
+
+let migrated: Awaited<ReturnType<typeof openTestDatabase>>;
+before(async () => {
+  migrated = await openTestDatabase();
+});
+after(() => migrated.dispose());
+
+test("the newest N decisions come out newest first, whatever the groups' sizes and shared instants", async () => {
+  const { db } = migrated;
+  const random = lcg(20_261_123);
+  let serial = 0;
+  const id = (prefix: string) => `${prefix}_log${String((serial += 1)).padStart(10, "0")}${random(10)}`;
+  // 120 groups of 1 to 12 decisions, decided within 40 ms of each other (many groups share an
+  // instant), for two organisations.
+  for (let g = 0; g < 120; g++) {
+    const size = 1 + random(12);
+    const decisionIds = Array.from({ length: size }, () => id("gdc"));
+    await db.query(
+      `INSERT INTO gate_decision_groups
+         (organization_id, group_id, decided_at, decision_count, decision_ids, consent_ids, api_key_ids, allowed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        g % 5 === 0 ? OTHER_ORG : ORG,
+        [...decisionIds].sort()[0],
+        1_000 + random(40),
+        size,
+        decisionIds,
+        decisionIds.map(() => id("cns")),
+        decisionIds.map(() => `key_log${random(3)}`),
+        decisionIds.map(() => random(4) !== 0),
+      ],
+    );
+  }
+  const expected = await db.query<{
+    decision_id: string;
+    consent_id: string;
+    api_key_id: string;
+    decision: string;
+    reason: string;
+    decided_at: number;
+  }>(
+    `SELECT decision_id, consent_id, api_key_id, decision, reason, decided_at FROM gate_decisions
+      WHERE organization_id = $1 ORDER BY decided_at DESC, decision_id DESC`,
+    [ORG],
+  );
+  assert.ok(expected.length > MAX_DECISION_LIMIT, "more decisions than one page can show");
+  for (const limit of [1, 2, 3, 7, 50, 123, MAX_DECISION_LIMIT, 1_000]) {
+    const listed = await listDecisions(db, ORG, limit);
+    assert.deepEqual(
+      listed,
+      expected.slice(0, Math.min(limit, MAX_DECISION_LIMIT)).map((r) => ({
+        decisionId: r.decision_id,
+        consentId: r.consent_id,
+        apiKeyId: r.api_key_id,
+        decision: r.decision,
+        reason: r.reason,
+        decidedAt: r.decided_at,
+      })),
+      `limit ${limit}`,
+    );
+  }
+  assert.deepEqual(await listDecisions(db, "org_logorder0000000003", 50), []);
+});
+
+/** An empty database on the engine under test, migrated up to (not including) `stopBefore`. */
+async function openDatabaseMigratedUpTo(
+  stopBefore: string,
+): Promise<{ db: Database; dispose(): Promise<void> }> {
+  const { db, drop } = await openEmptyTestDatabase();
+  await db.query(
+    "CREATE TABLE schema_migrations (migration_id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+  );
+  for (const migration of listMigrations().filter((m) => m.id < stopBefore)) {
+    for (const statement of splitStatements(migration.sql)) await db.query(statement);
+    await db.query("INSERT INTO schema_migrations (migration_id, applied_at) VALUES ($1, 0)", [migration.id]);
+  }
+  return {
+    db,
+    dispose: async () => {
+      await db.close();
+      await drop();
+    },
+  };
+}
+
+test("migration 0044 carries every decision logged a row at a time into the group log", async () => {
+  const { db, dispose } = await openDatabaseMigratedUpTo("0044_gate_decision_groups");
+  try {
+    const before = [
+      [ORG, "gdc_premigration001", "cns_premigration01", "key_pre1", "allow", "consent_active", 10],
+      [ORG, "gdc_premigration002", "cns_premigration01", "key_pre1", "deny", "consent_withdrawn", 20],
+      [ORG, "gdc_premigration003", "cns_premigration02", "key_pre2", "allow", "consent_active", 20],
+      [OTHER_ORG, "gdc_premigration004", "cns_premigration03", "key_pre3", "deny", "consent_withdrawn", 30],
+    ] as const;
+    for (const row of before) {
+      await db.query(
+        `INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [...row],
+      );
+    }
+    assert.deepEqual(
+      await migrate(db),
+      listMigrations()
+        .map((m) => m.id)
+        .filter((id) => id >= "0044"),
+    );
+    const after = await db.query<Record<string, unknown>>(
+      `SELECT organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at
+         FROM gate_decisions ORDER BY decision_id`,
+    );
+    assert.deepEqual(
+      after.map((r) => Object.values(r)),
+      before.map((row) => [...row]),
+    );
+    const [groups] = await db.query<{ n: number; singles: number }>(
+      "SELECT count(*)::int AS n, count(*) FILTER (WHERE decision_count = 1)::int AS singles FROM gate_decision_groups",
+    );
+    assert.deepEqual(groups, { n: 4, singles: 4 });
+    assert.deepEqual(
+      (await listDecisions(db, ORG, 2)).map((d) => d.decisionId),
+      ["gdc_premigration003", "gdc_premigration002"],
+    );
+  } finally {
+    await dispose();
+  }
+});

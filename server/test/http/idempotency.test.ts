@@ -1,0 +1,183 @@
+// Idempotency-Key (CONTRACT.md): replays within 24 hours return the original status and body and
+// create nothing; another body with the same key is 409 CONFLICT; concurrent first requests with
+// one key create exactly one record (the database decides, so this holds across instances too).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createApiKey } from "../../src/accounts/api-keys.js";
+import { assertApiError } from "../support/api-error.js";
+import {
+  anonymousConsent,
+  countRows,
+  principal,
+  publishTestNotice,
+  recordConsent,
+} from "../support/consent-fixtures.js";
+import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+
+describe("Idempotency-Key", () => {
+  let t: TestApp;
+  let acme: SeededOrg;
+  let noticeId: string;
+
+  before(async () => {
+    t = await startTestApp();
+    acme = await seedOrganization(t);
+    noticeId = (await publishTestNotice(t, acme)).noticeId;
+    await principal(t, acme, "idem-user", "idem@example.com");
+  });
+  after(() => t.close());
+
+  const guestBody = (anonymousId: string, purpose = "Account") => ({
+    organizationId: acme.org.organizationId,
+    noticeId,
+    purpose,
+    dataTypes: ["email"],
+    anonymousId,
+  });
+
+  test("ten concurrent first requests with one key create one consent and all get its body", async () => {
+    const before = await countRows(t, "consents", acme.org.organizationId);
+    const headers = { "idempotency-key": "concurrent-anon" };
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => anonymousConsent(t, guestBody("guest-concurrent"), headers)),
+    );
+    for (const res of responses) assert.equal(res.statusCode, 201, res.body);
+    const bodies = new Set(responses.map((r) => r.body));
+    assert.equal(bodies.size, 1, "every answer is the same body");
+    const originals = responses.filter((r) => r.headers["idempotent-replayed"] === undefined);
+    assert.equal(originals.length, 1, "exactly one answer is the original");
+    for (const res of responses.filter((r) => r !== originals[0])) {
+      assert.equal(res.headers["idempotent-replayed"], "true");
+    }
+    assert.equal(await countRows(t, "consents", acme.org.organizationId), before + 1);
+    assert.equal(await countRows(t, "idempotency_keys", acme.org.organizationId), 1);
+    const events = await t.db.query(
+      "SELECT 1 FROM consent_events WHERE organization_id = $1 AND consent_id = $2",
+      [acme.org.organizationId, responses[0]!.json().consentId],
+    );
+    assert.equal(events.length, 1, "one given event, one audit entry");
+  });
+
+  test("ten concurrent /cm/v1 records with one key create one consent", async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        recordConsent(
+          t,
+          acme,
+          { email: "idem@example.com", noticeId, purpose: "Newsletter", dataTypes: ["email"] },
+          { "idempotency-key": "concurrent-cm" },
+        ),
+      ),
+    );
+    for (const res of responses) assert.equal(res.statusCode, 201, res.body);
+    assert.equal(new Set(responses.map((r) => r.json().consentId)).size, 1);
+    assert.equal(responses.filter((r) => r.headers["idempotent-replayed"] === "true").length, 9);
+  });
+
+  test("without a key, concurrent duplicates still make one consent: the rest are ALREADY_CONSENTED", async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => anonymousConsent(t, guestBody("guest-race", "Newsletter"))),
+    );
+    assert.equal(responses.filter((r) => r.statusCode === 201).length, 1);
+    for (const res of responses.filter((r) => r.statusCode !== 201)) {
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().code, "ALREADY_CONSENTED");
+    }
+  });
+
+  test("concurrent requests with one key and different bodies: one wins, the others are 409", async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        anonymousConsent(t, guestBody(`guest-diff-${i}`), { "idempotency-key": "concurrent-different" }),
+      ),
+    );
+    assert.equal(responses.filter((r) => r.statusCode === 201).length, 1);
+    for (const res of responses.filter((r) => r.statusCode !== 201)) assertApiError(res, 409, "CONFLICT");
+  });
+
+  test("a key is scoped by credential, organisation and operation", async () => {
+    const secondKey = await createApiKey(
+      t.db,
+      { organizationId: acme.org.organizationId, name: "second", createdBy: null },
+      t.clock.now(),
+    );
+    await principal(t, acme, "idem-user-2", "idem2@example.com");
+    const body = { email: "idem2@example.com", noticeId, purpose: "Account", dataTypes: ["email"] };
+    const first = await recordConsent(t, acme, body, { "idempotency-key": "shared-key" });
+    assert.equal(first.statusCode, 201);
+    // The same key under another API key is a different scope: evaluated afresh (already consented).
+    const other = await t.request({
+      method: "POST",
+      url: "/cm/v1/consent",
+      headers: { ...bearer(secondKey.key), "idempotency-key": "shared-key" },
+      payload: body,
+    });
+    assert.equal(other.statusCode, 409);
+    assert.equal(other.json().code, "ALREADY_CONSENTED");
+    // The same key on another operation is a different scope too.
+    const signal = await t.request({
+      method: "POST",
+      url: "/api/v1/cm/signal",
+      headers: { ...bearer(acme.apiKey), "idempotency-key": "shared-key" },
+      payload: {
+        cmRegistryId: "cm-1",
+        cmName: "CM One",
+        principalTokenFromCm: "tok",
+        purposes: ["Account"],
+        signalType: "consent_given",
+      },
+    });
+    assert.equal(signal.statusCode, 201);
+    assert.equal(signal.headers["idempotent-replayed"], undefined);
+    // And the anonymous route's keys are scoped by the body's organisation.
+    const otherOrg = await seedOrganization(t);
+    const otherNotice = await publishTestNotice(t, otherOrg);
+    const anonHere = await anonymousConsent(t, guestBody("guest-scope"), { "idempotency-key": "org-scoped" });
+    const anonThere = await anonymousConsent(
+      t,
+      {
+        ...guestBody("guest-scope"),
+        organizationId: otherOrg.org.organizationId,
+        noticeId: otherNotice.noticeId,
+      },
+      { "idempotency-key": "org-scoped" },
+    );
+    assert.equal(anonHere.statusCode, 201);
+    assert.equal(anonThere.statusCode, 201);
+    assert.notEqual(anonHere.json().consentId, anonThere.json().consentId);
+  });
+
+  test("an error answer is not stored: a retry with the key is evaluated afresh", async () => {
+    const headers = { "idempotency-key": "retry-after-error" };
+    const body = { email: "idem@example.com", noticeId, purpose: "Newsletter", dataTypes: ["email"] };
+    const refused = await recordConsent(t, acme, body, headers);
+    assert.equal(refused.json().code, "ALREADY_CONSENTED");
+    const [held] = await t.db.query<{ consent_id: string }>(
+      "SELECT consent_id FROM consents WHERE organization_id = $1 AND purpose = 'Newsletter' AND withdrawn_at IS NULL AND principal_id IS NOT NULL",
+      [acme.org.organizationId],
+    );
+    await t.request({
+      method: "DELETE",
+      url: `/cm/v1/consent/${held!.consent_id}`,
+      headers: bearer(acme.apiKey),
+    });
+    const retried = await recordConsent(t, acme, body, headers);
+    assert.equal(retried.statusCode, 201);
+    assert.equal(retried.headers["idempotent-replayed"], undefined);
+  });
+
+  test("replays last 24 hours; after that the key may be used again", async () => {
+    const headers = { "idempotency-key": "day-old" };
+    const first = await anonymousConsent(t, guestBody("guest-day"), headers);
+    assert.equal(first.statusCode, 201);
+    t.clock.advance(24 * 3_600_000 - 1);
+    const replay = await anonymousConsent(t, guestBody("guest-day"), headers);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assertApiError(await anonymousConsent(t, guestBody("guest-day-2"), headers), 409, "CONFLICT");
+    t.clock.advance(1);
+    const fresh = await anonymousConsent(t, guestBody("guest-day-2"), headers);
+    assert.equal(fresh.statusCode, 201);
+    assert.equal(fresh.headers["idempotent-replayed"], undefined);
+    assert.notEqual(fresh.json().consentId, first.json().consentId);
+  });
+});

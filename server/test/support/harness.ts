@@ -1,0 +1,222 @@
+// Test harness: a fresh database for each test file, on the engine GUARD_TEST_DB names (`pglite`,
+// the default, or `postgres` with GUARD_TEST_DATABASE_URL pointing at a throwaway cluster's
+// maintenance database), and an app built around it for inject() calls.
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import pg from "pg";
+import { createApiKey } from "../../src/accounts/api-keys.js";
+import { createOrganization, type Organization } from "../../src/accounts/organizations.js";
+import { createStaffUser } from "../../src/accounts/staff.js";
+import { testConfig, type Config } from "../../src/config.js";
+import { dumpPgliteSnapshot, openDatabase, type Database } from "../../src/db/database.js";
+import { listMigrations, migrate } from "../../src/db/migrate.js";
+import { buildApp } from "../../src/http/app.js";
+import type { StaffRole } from "../../src/http/credentials.js";
+import { ManualClock } from "../../src/lib/clock.js";
+import { randomBase62 } from "../../src/lib/ids.js";
+import { ROUTE_MODULES } from "../../src/routes.js";
+
+export const engine = (process.env.GUARD_TEST_DB ?? "pglite") as "pglite" | "postgres";
+
+/** A new, empty PostgreSQL database on the test cluster; returns its URL. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.GUARD_TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error("GUARD_TEST_DB=postgres needs GUARD_TEST_DATABASE_URL (npm test sets it)");
+  const name = `guard_t${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * An empty, unmigrated database on the engine under test. Whoever closes `db` (the test, or a
+ * server it was handed to) then calls `drop`, which removes a PostgreSQL database (nothing to do
+ * for an in-memory PGlite).
+ */
+export async function openEmptyTestDatabase(): Promise<{
+  db: Database;
+  url?: string;
+  drop(): Promise<void>;
+}> {
+  if (engine === "postgres") {
+    const created = await createPostgresDatabase();
+    return { db: await openDatabase({ databaseUrl: created.url }), url: created.url, drop: created.drop };
+  }
+  return { db: await openDatabase({}), drop: async () => {} };
+}
+
+/** A migrated database on the engine under test; `dispose` closes (and drops) it. */
+export async function openTestDatabase(): Promise<{ db: Database; url?: string; dispose(): Promise<void> }> {
+  if (engine === "postgres") {
+    const { db, url, drop } = await openEmptyTestDatabase();
+    await migrate(db);
+    return {
+      db,
+      url,
+      dispose: async () => {
+        await db.close();
+        await drop();
+      },
+    };
+  }
+  const db = await openDatabase({ snapshot: await migratedSnapshot() });
+  await migrate(db); // a no-op on the snapshot; keeps this path honest if the cache is stale
+  return { db, dispose: () => db.close() };
+}
+
+/**
+ * A migrated, empty embedded database as a tarball, cached in the temp dir under a hash of the
+ * migrations. Initialising PGlite from scratch (initdb + migrations) costs seconds per test file;
+ * loading the snapshot costs well under one.
+ */
+async function migratedSnapshot(): Promise<Blob> {
+  const digest = createHash("sha256").update(JSON.stringify(listMigrations())).digest("hex").slice(0, 16);
+  const file = path.join(os.tmpdir(), `guard-test-pglite-${digest}.tar`);
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  const db = await openDatabase({});
+  await migrate(db);
+  const snapshot = (await dumpPgliteSnapshot(db))!;
+  await db.close();
+  // Written beside the final name and renamed, so a concurrent test file never reads half a file.
+  const partial = `${file}.${process.pid}.partial`;
+  fs.writeFileSync(partial, Buffer.from(await snapshot.arrayBuffer()));
+  fs.renameSync(partial, file);
+  return snapshot;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database;
+  /** The PostgreSQL server database under test; undefined on PGlite. */
+  databaseUrl: string | undefined;
+  clock: ManualClock;
+  config: Config;
+  logs: string[];
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** An app on a fresh database, checking every response against the contract. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const { db, url, dispose } = await openTestDatabase();
+  const clock = new ManualClock();
+  const config = testConfig({ logLevel: "info", ...overrides });
+  const logs: string[] = [];
+  const app = await buildApp({
+    config,
+    db,
+    clock,
+    routes: ROUTE_MODULES,
+    checkResponses: true,
+    logStream: { write: (line: string) => void logs.push(line) },
+  });
+  return {
+    app,
+    db,
+    databaseUrl: url,
+    clock,
+    config,
+    logs,
+    request: (options) => app.inject(options),
+    close: async () => {
+      await app.close();
+      await dispose();
+    },
+  };
+}
+
+/**
+ * Another instance of the service on `t`'s database, as a second server process would be: on
+ * PostgreSQL its own pool and listening session; on PGlite (one process by design) the same
+ * database object. Close it before `t`.
+ */
+export async function startSecondInstance(t: TestApp): Promise<TestApp> {
+  const db = t.databaseUrl ? await openDatabase({ databaseUrl: t.databaseUrl }) : t.db;
+  const app = await buildApp({
+    config: t.config,
+    db,
+    clock: t.clock,
+    routes: ROUTE_MODULES,
+    checkResponses: true,
+    logStream: { write: () => undefined },
+  });
+  return {
+    ...t,
+    app,
+    db,
+    logs: [],
+    request: (options) => app.inject(options),
+    close: async () => {
+      await app.close();
+      if (db !== t.db) await db.close();
+    },
+  };
+}
+
+export interface SeededOrg {
+  org: Organization;
+  apiKey: string;
+  apiKeyId: string;
+  staff: Record<StaffRole, { email: string; password: string }>;
+}
+
+/** An organisation with a service API key and one staff user of each role. */
+export async function seedOrganization(
+  t: TestApp,
+  slug = `org-${randomBase62(8).toLowerCase()}`,
+): Promise<SeededOrg> {
+  const now = t.clock.now();
+  const org = await createOrganization(t.db, { slug, name: `Org ${slug}` }, now);
+  const key = await createApiKey(
+    t.db,
+    { organizationId: org.organizationId, name: "test", createdBy: null },
+    now,
+  );
+  const staff = {} as SeededOrg["staff"];
+  for (const role of ["admin", "dpo", "viewer"] as const) {
+    const email = `${role}@${slug}.example`;
+    const password = `pw-${role}-${randomBase62(12)}`;
+    await createStaffUser(t.db, { organizationId: org.organizationId, email, role, password }, now);
+    staff[role] = { email, password };
+  }
+  return { org, apiKey: key.key, apiKeyId: key.apiKeyId, staff };
+}
+
+/** Signs a staff member in; returns the headers that authenticate later calls (cookie + CSRF). */
+export async function signIn(
+  t: TestApp,
+  seeded: SeededOrg,
+  role: StaffRole,
+): Promise<{ cookie: string; csrfToken: string; headers: Record<string, string> }> {
+  const res = await t.request({
+    method: "POST",
+    url: "/api/v1/staff/session",
+    payload: { organizationSlug: seeded.org.slug, ...seeded.staff[role] },
+  });
+  if (res.statusCode !== 201) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+  const cookie = res.cookies.find((c) => c.name === "guard_session");
+  if (!cookie) throw new Error("no session cookie");
+  const { csrfToken } = res.json() as { csrfToken: string };
+  return {
+    cookie: cookie.value,
+    csrfToken,
+    headers: { cookie: `guard_session=${cookie.value}`, "x-csrf-token": csrfToken },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

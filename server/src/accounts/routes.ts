@@ -8,7 +8,7 @@ import type {
   StaffCredential,
 } from "../http/credentials.js";
 import { clearCookie, setCookie } from "../http/cookies.js";
-import { ApiFailure, notFound, unauthorized } from "../http/errors.js";
+import { Failure, notFound, unauthorized } from "../lib/failure.js";
 import { enforceRateLimit } from "../http/rate-limit.js";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
 import { findOrganizationBySlug } from "./organizations.js";
@@ -117,7 +117,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
       const staff = staffOf(request);
       const { name } = request.body as { name: string };
       if (name.trim() === "")
-        throw new ApiFailure("VALIDATION_ERROR", "name must not be blank", { field: "name" });
+        throw new Failure("VALIDATION_ERROR", "name must not be blank", { field: "name" });
       return createApiKey(
         db,
         { organizationId: staff.organizationId, name, createdBy: staff.staffId },

@@ -3,7 +3,7 @@
 // scope, registered domains and apps, and domain groups.
 import { staffOf } from "../accounts/routes.js";
 import type { AppContext, RouteModule, RouteSpec } from "../http/app.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { lookupBannerConfig, normaliseDomain, type BannerScope } from "./banner-config.js";
 import {
   createDomainGroupIn,
@@ -72,7 +72,7 @@ async function asApi<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof DomainGroupInputError) throw validationError(error.field, error.message);
-    if (error instanceof DomainGroupNameTakenError) throw new ApiFailure("CONFLICT", error.message);
+    if (error instanceof DomainGroupNameTakenError) throw new Failure("CONFLICT", error.message);
     throw error;
   }
 }

@@ -8,7 +8,7 @@
 // or 400 as it would anyway.
 import type { FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
-import { ApiFailure } from "../http/errors.js";
+import { Failure } from "../lib/failure.js";
 import { isId } from "../lib/ids.js";
 import {
   isOn,
@@ -133,7 +133,7 @@ export function enforceCapabilityCached(
 function applyCapability(request: FastifyRequest, resolved: Resolved, capability: CapabilityName): void {
   request.capabilityOverrides = { organizationId: resolved.organizationId, overrides: resolved.capabilities };
   if (!isOn(resolved.capabilities, capability)) {
-    throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
+    throw new Failure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
   }
 }
 

@@ -2,7 +2,7 @@
 // are never gated themselves, or an organisation could switch off its way back.
 import { staffOf } from "../accounts/routes.js";
 import type { RouteModule } from "../http/app.js";
-import { notFound, validationError } from "../http/errors.js";
+import { notFound, validationError } from "../lib/failure.js";
 import {
   describeCapabilities,
   isCapabilityName,

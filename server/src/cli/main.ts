@@ -2,7 +2,9 @@
 // the global options (--json, --data-dir) and the error/exit-code conventions.
 import { Command, CommanderError } from "commander";
 import { CliContext, type GlobalOptions } from "./context.js";
+import { Failure } from "../lib/failure.js";
 import { CliError, createOutput } from "./io.js";
+import { MigrationError } from "../db/migrate.js";
 import { registerServeCommands } from "./commands/serve.js";
 import { registerAccountCommands } from "./commands/accounts.js";
 import { registerNoticeCommands } from "./commands/notices.js";
@@ -58,9 +60,15 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version are "errors" to commander; a real usage error already printed its message.
       return error.code === "commander.helpDisplayed" || error.code === "commander.version" ? 0 : 2;
     }
-    if (error instanceof CliError) {
+    if (error instanceof Failure) {
+      // A domain refusal (bad value, forbidden move, unknown id) is the operator's error.
+      const field = error.field ? ` (${error.field})` : "";
+      process.stderr.write(`guard: ${error.code}: ${error.message}${field}\n`);
+      return 1;
+    }
+    if (error instanceof CliError || error instanceof MigrationError) {
       process.stderr.write(`guard: ${error.message}\n`);
-      return error.exitCode;
+      return error instanceof CliError ? error.exitCode : 1;
     }
     process.stderr.write(
       `guard: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -8,7 +8,7 @@
 import { validateAuditFields } from "@guard/contract";
 import { auditHashNow, type AuditKeys } from "../audit/keys.js";
 import type { Queryable } from "../db/database.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { isTrackingPurpose, isVerifiedChild, type ItemizedEntry } from "./children.js";
 import { recordConsentEvent } from "./events.js";
@@ -69,7 +69,7 @@ export async function resolveConsentNotice(
   const row = rows[0];
   if (!row) throw notFound("No such notice in this organisation");
   if (row.version === null || row.itemized === null) {
-    throw new ApiFailure("NOTICE_NOT_PUBLISHED", "The notice has no published version to consent to");
+    throw new Failure("NOTICE_NOT_PUBLISHED", "The notice has no published version to consent to");
   }
   const entry = row.itemized.find((item) => item.purpose === purpose);
   if (!entry) {
@@ -89,8 +89,6 @@ export interface GiveConsentInput {
   purpose: string;
   dataTypes: string[];
   source: ConsentSource;
-  /** ALREADY_CONSENTED is 400 on anonymous capture and 409 on /cm/v1 (contract 1.6.0). */
-  alreadyConsentedStatus: 400 | 409;
 }
 
 const holderClause = (holder: ConsentHolder) =>
@@ -105,9 +103,7 @@ export async function giveConsent(
   now: number,
 ): Promise<Consent> {
   const alreadyConsented = () =>
-    new ApiFailure("ALREADY_CONSENTED", "An active consent exists for this notice and purpose", {
-      status: input.alreadyConsentedStatus,
-    });
+    new Failure("ALREADY_CONSENTED", "An active consent exists for this notice and purpose");
   const holder = holderClause(input.holder);
   const [active] = await tx.query<ConsentRow>(
     `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}

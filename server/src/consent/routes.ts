@@ -3,7 +3,7 @@
 import { principalOf, serviceOf } from "../accounts/routes.js";
 import { findPrincipal } from "../accounts/principals.js";
 import type { RouteModule } from "../http/app.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { enforceRateLimit } from "../http/rate-limit.js";
 import { isTrackingPurpose, isVerifiedChild } from "./children.js";
 import { recordCmSignal, type CmSignalInput } from "./cm-signals.js";
@@ -34,6 +34,8 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
   return [
     {
       operationId: "giveConsentAnonymous",
+      // Contract 1.6.0 answers a repeated anonymous consent with 400, not the catalog's 409.
+      statuses: { ALREADY_CONSENTED: 400 },
       idempotency: { publicScope: (request) => (request.body as { organizationId: string }).organizationId },
       handler: async (request, _reply, { write }) => {
         const body = request.body as ConsentBody & { organizationId: string; anonymousId: string };
@@ -75,7 +77,6 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
               purpose: body.purpose,
               dataTypes: body.dataTypes,
               source: "anonymous",
-              alreadyConsentedStatus: 400,
             },
             clock.now(),
           );
@@ -105,7 +106,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
           isTrackingPurpose(notice.entry) &&
           (await isVerifiedChild(db, organizationId, principal.principalId))
         ) {
-          throw new ApiFailure(
+          throw new Failure(
             "MINOR_TRACKING_BLOCKED",
             "This purpose is tracking, behavioural monitoring or targeted advertising, and the principal is a verified child (DPDP s.9(3))",
           );
@@ -126,7 +127,6 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
                 purpose: body.purpose,
                 dataTypes: body.dataTypes,
                 source: "direct",
-                alreadyConsentedStatus: 409,
               },
               clock.now(),
             ),
@@ -154,7 +154,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
         );
         if (result.outcome === "not_found") throw notFound("No such consent in this organisation");
         if (result.outcome === "already_withdrawn") {
-          throw new ApiFailure("CONFLICT", "The consent is already withdrawn");
+          throw new Failure("CONFLICT", "The consent is already withdrawn");
         }
         return consentRecordBody(result.consent);
       },

@@ -1,6 +1,7 @@
 // Builds the Fastify application: contract-driven validation and serialisation, the single error
 // path, request ids, credential checks, and every domain's routes. Tests call buildApp() and use
 // inject(); `guard serve` calls it and listens.
+import { statusForCode, type ApiErrorCode } from "@guard/contract";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -26,9 +27,10 @@ import {
 import { authenticate, authenticateCached } from "./auth.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
 import type { Credential, StaffRole } from "./credentials.js";
-import { ApiFailure, forbidden, type ErrorBody } from "./errors.js";
+import { Failure, forbidden } from "../lib/failure.js";
+import { type ErrorBody } from "./errors.js";
 import { registerApiReference } from "./docs.js";
-import { errorToApiFailure } from "./error-mapping.js";
+import { errorToFailure } from "./error-mapping.js";
 import {
   assertIdempotencySupported,
   invokeHandler,
@@ -38,6 +40,7 @@ import {
 import { registerJsonBodyParser } from "./json-body.js";
 import { appLogging } from "./logging.js";
 import { stampResponseHeaders } from "./response-headers.js";
+import type { ContractRequest, OperationId, SuccessBody } from "./route-types.js";
 import { createResponseChecker, createValidatorCompiler } from "./validation.js";
 import { sdkFloorHook } from "./sdk-floor.js";
 
@@ -59,8 +62,8 @@ export interface AppContext {
   capabilities: CapabilityCache;
 }
 
-export interface RouteSpec {
-  operationId: string;
+export interface RouteSpec<O extends OperationId = OperationId> {
+  operationId: O;
   /** Staff roles allowed (staff-session routes); all roles when absent. */
   roles?: readonly StaffRole[];
   /**
@@ -72,15 +75,29 @@ export interface RouteSpec {
    * Honour `Idempotency-Key` (http/idempotency.ts); the handler then does its writes through
    * `tools.write` and returns what it resolved to.
    */
-  idempotency?: IdempotencyOption;
+  idempotency?: IdempotencyOption<O>;
+  /** Statuses this route answers for a failure code instead of the catalog's (a contract exception). */
+  statuses?: Partial<Record<ApiErrorCode, number>>;
   /**
    * Returns the response body; the status is the operation's first declared 2xx unless set on reply.
    * `tools.write(tx => ...)` runs a write in one transaction (and records an idempotent answer).
    */
-  handler: (request: FastifyRequest, reply: FastifyReply, tools: HandlerTools) => Promise<unknown>;
+  handler: (request: ContractRequest<O>, reply: FastifyReply, tools: HandlerTools) => Promise<SuccessBody<O>>;
 }
 
-export type RouteModule = (ctx: AppContext) => RouteSpec[];
+/** One route of any operation: the operationId picks the types of its handler. */
+export type AnyRouteSpec = { [O in OperationId]: RouteSpec<O> }[OperationId];
+
+/**
+ * What the frame sees of a route once registered: the same spec, with the request typed as
+ * Fastify's. The contract's validation (before the handler runs) is what makes the typed view true.
+ */
+export type RegisteredRoute = Omit<RouteSpec, "handler" | "idempotency"> & {
+  idempotency?: true | { publicScope: (request: FastifyRequest) => string };
+  handler: (request: FastifyRequest, reply: FastifyReply, tools: HandlerTools) => Promise<unknown>;
+};
+
+export type RouteModule = (ctx: AppContext) => AnyRouteSpec[];
 
 export interface BuildAppOptions {
   config: Config;
@@ -141,7 +158,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     app.addHook("onRequest", sdkFloorHook(config.minSdkVersions));
 
   app.setNotFoundHandler(async (request) => {
-    throw new ApiFailure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
+    throw new Failure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
   });
 
   app.setErrorHandler(async (error, request, reply) => sendFailure(error, request, reply));
@@ -150,7 +167,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const implemented = new Set<string>();
   for (const module of options.routes) {
     for (const spec of module(ctx)) {
-      registerOperation(app, ctx, spec, responseChecker);
+      registerOperation(app, ctx, spec as unknown as RegisteredRoute, responseChecker);
       implemented.add(spec.operationId);
     }
   }
@@ -161,15 +178,22 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   return app;
 }
 
-/** The one error path: `{code, error, requestId, field?}` with the catalog status. */
+/**
+ * The one error path: `{code, error, requestId, field?}` with the status the catalog gives the
+ * code, unless the route declares another for it (RouteSpec.statuses).
+ */
 function sendFailure(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   stampResponseHeaders(request, reply);
-  const failure = errorToApiFailure(error);
-  if (failure.status >= 500) request.log.error({ err: error }, "request failed");
+  const failure = errorToFailure(error);
+  const routeStatuses = (request.routeOptions?.config as { statuses?: RouteSpec["statuses"] } | undefined)
+    ?.statuses;
+  const status = routeStatuses?.[failure.code] ?? statusForCode(failure.code);
+  if (status >= 500) request.log.error({ err: error }, "request failed");
   const body: ErrorBody = { code: failure.code, error: failure.message, requestId: request.id };
   if (failure.field !== undefined) body.field = failure.field;
-  for (const [name, value] of Object.entries(failure.options.headers ?? {})) reply.header(name, value);
-  return reply.code(failure.status).type("application/json; charset=utf-8").send(body);
+  if (failure.details.retryAfterSeconds !== undefined)
+    reply.header("retry-after", String(failure.details.retryAfterSeconds));
+  return reply.code(status).type("application/json; charset=utf-8").send(body);
 }
 
 declare module "fastify" {
@@ -184,7 +208,7 @@ declare module "fastify" {
 function registerOperation(
   app: FastifyInstance,
   ctx: AppContext,
-  spec: RouteSpec,
+  spec: RegisteredRoute,
   responseChecker: ReturnType<typeof createResponseChecker> | undefined,
 ): void {
   const op = contractOperation(spec.operationId);
@@ -221,7 +245,7 @@ function registerOperation(
     // Credentials are checked in preValidation, so a caller without one gets 401 before any 400;
     // Fastify then validates params, query, headers and body with the contract's schemas.
     schema: op.schema,
-    config: { operationId: op.operationId },
+    config: { operationId: op.operationId, statuses: spec.statuses },
     // A callback hook, so that a request the caches answer (a known service key, its organisation's
     // switches) passes without a promise; anything else takes checkAccess. Async all the way down,
     // the check cost every request about ten async layers, each a promise, a then-lookup on its

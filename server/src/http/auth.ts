@@ -12,7 +12,7 @@ import { constantTimeEqual } from "../lib/secrets.js";
 import type { SecurityKind } from "./contract.js";
 import { readCookie } from "./cookies.js";
 import type { Credential } from "./credentials.js";
-import { forbidden, unauthorized } from "./errors.js";
+import { forbidden, unauthorized } from "../lib/failure.js";
 
 export interface AuthDeps {
   config: Config;

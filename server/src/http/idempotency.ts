@@ -14,9 +14,10 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
-import type { AppContext, RouteSpec } from "./app.js";
+import type { AppContext, RegisteredRoute } from "./app.js";
 import type { ContractOperation } from "./contract.js";
-import { ApiFailure } from "./errors.js";
+import type { ContractRequest, OperationId } from "./route-types.js";
+import { Failure } from "../lib/failure.js";
 
 /** How long a key's answer is replayed; after that the key may be used afresh. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
@@ -25,7 +26,9 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  * `true` scopes keys by the request's credential. A public route (no credential) must say which
  * organisation scopes its keys, e.g. the `organizationId` of a validated body.
  */
-export type IdempotencyOption = true | { publicScope: (request: FastifyRequest) => string };
+export type IdempotencyOption<O extends OperationId = OperationId> =
+  | true
+  | { publicScope: (request: ContractRequest<O>) => string };
 
 export interface HandlerTools {
   /**
@@ -58,10 +61,10 @@ class IdempotentReplay extends Error {
 }
 
 const conflict = () =>
-  new ApiFailure("CONFLICT", "This Idempotency-Key was already used with a different request");
+  new Failure("CONFLICT", "This Idempotency-Key was already used with a different request");
 
 /** Registration-time check: the contract must declare the header, and a public route a scope. */
-export function assertIdempotencySupported(spec: RouteSpec, op: ContractOperation): void {
+export function assertIdempotencySupported(spec: RegisteredRoute, op: ContractOperation): void {
   if (!spec.idempotency) return;
   const headers = op.schema.headers?.properties as Record<string, unknown> | undefined;
   if (!headers?.["idempotency-key"]) {
@@ -82,7 +85,11 @@ export function requestHash(request: FastifyRequest): string {
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
-function scopeOf(request: FastifyRequest, operationId: string, option: IdempotencyOption): Scope | undefined {
+function scopeOf(
+  request: FastifyRequest,
+  operationId: string,
+  option: NonNullable<RegisteredRoute["idempotency"]>,
+): Scope | undefined {
   const key = request.headers["idempotency-key"];
   if (typeof key !== "string") return undefined;
   const credential = request.credential;
@@ -161,7 +168,7 @@ class WriteTools implements HandlerTools {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly spec: RouteSpec,
+    private readonly spec: RegisteredRoute,
     private readonly successStatus: number,
     private readonly reply: FastifyReply,
     private readonly scope: Scope | undefined,
@@ -197,7 +204,7 @@ class WriteTools implements HandlerTools {
  */
 export function invokeHandler(
   ctx: AppContext,
-  spec: RouteSpec,
+  spec: RegisteredRoute,
   successStatus: number,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -211,7 +218,7 @@ export function invokeHandler(
 
 async function invokeIdempotently(
   ctx: AppContext,
-  spec: RouteSpec,
+  spec: RegisteredRoute,
   scope: Scope,
   request: FastifyRequest,
   reply: FastifyReply,

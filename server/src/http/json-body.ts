@@ -5,7 +5,7 @@
 // body is later spread into and merged with other objects, and must never carry them.
 import type { FastifyInstance } from "fastify";
 import secureJson from "secure-json-parse";
-import { ApiFailure } from "./errors.js";
+import { Failure } from "../lib/failure.js";
 
 const PROTOTYPE_KEYS = "The body must not contain __proto__ or constructor.prototype keys";
 
@@ -27,10 +27,10 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
           safe: true,
         });
       } catch {
-        return done(new ApiFailure("VALIDATION_ERROR", "Malformed JSON body", { field: "body" }), undefined);
+        return done(new Failure("VALIDATION_ERROR", "Malformed JSON body", { field: "body" }), undefined);
       }
       if (parsed === null && text.trim() !== "null") {
-        return done(new ApiFailure("VALIDATION_ERROR", PROTOTYPE_KEYS, { field: "body" }), undefined);
+        return done(new Failure("VALIDATION_ERROR", PROTOTYPE_KEYS, { field: "body" }), undefined);
       }
       done(null, parsed);
     },

@@ -1,7 +1,7 @@
 // Fixed-window rate limits kept in PostgreSQL, so every instance counts against the same budget.
 // One upsert per hit; windows older than a day are swept by the writer now and then.
 import type { Queryable } from "../db/database.js";
-import { ApiFailure } from "./errors.js";
+import { Failure } from "../lib/failure.js";
 
 export interface RateLimit {
   /** Bucket name, e.g. `signin:slug:email`; organisation '' means deployment-wide. */
@@ -25,8 +25,8 @@ export async function enforceRateLimit(db: Queryable, rule: RateLimit, now: numb
   }
   if (rows[0]!.hits > rule.limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000));
-    throw new ApiFailure("RATE_LIMITED", `Too many requests; retry in ${retryAfter} s`, {
-      headers: { "retry-after": String(retryAfter) },
+    throw new Failure("RATE_LIMITED", `Too many requests; retry in ${retryAfter} s`, {
+      retryAfterSeconds: retryAfter,
     });
   }
 }

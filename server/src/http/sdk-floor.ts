@@ -1,7 +1,7 @@
 // `X-Guard-SDK: <package>/<version>`: a deployment may refuse SDK versions below a floor (426), so
 // a known-bad client release can be turned away with a clear code instead of misbehaving.
 import type { FastifyRequest } from "fastify";
-import { ApiFailure } from "./errors.js";
+import { Failure } from "../lib/failure.js";
 
 const EXEMPT_PATHS = new Set(["/healthz", "/readyz", "/api/v1/openapi.json"]);
 
@@ -29,7 +29,7 @@ export function sdkFloorHook(floors: Record<string, string>) {
     // Semver: a pre-release of the floor (2.0.0-beta.1) comes before the floor itself.
     const order = compareVersions(version, floor);
     if (order < 0 || (order === 0 && prerelease !== undefined)) {
-      throw new ApiFailure(
+      throw new Failure(
         "SDK_VERSION_UNSUPPORTED",
         `${name} ${version}${prerelease ?? ""} is no longer supported; upgrade to ${floor} or later`,
       );

@@ -4,7 +4,7 @@
 import Ajv2020Module from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
-import { ApiFailure } from "./errors.js";
+import { Failure } from "../lib/failure.js";
 import type { JsonSchema } from "./contract.js";
 
 // ajv is CommonJS: the ESM default import is module.exports, whose `default` is the class.
@@ -78,7 +78,7 @@ export function createValidatorCompiler(components: JsonSchema): FastifySchemaCo
       if (validate(data)) return true;
       const error = validate.errors![0]!;
       const field = fieldOf(error, PART_NAMES[httpPart ?? "body"] ?? "body");
-      return { error: new ApiFailure("VALIDATION_ERROR", describeAjvError(error, field), { field }) };
+      return { error: new Failure("VALIDATION_ERROR", describeAjvError(error, field), { field }) };
     };
   };
 }

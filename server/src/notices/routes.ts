@@ -4,7 +4,7 @@
 import { findOrganizationById } from "../accounts/organizations.js";
 import { staffOf } from "../accounts/routes.js";
 import type { RouteModule } from "../http/app.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { NOTICE_LANGUAGE_LIST } from "./languages.js";
 import {
   archiveNotice,
@@ -45,8 +45,8 @@ async function asApi<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof NoticeValidationError) throw validationError(error.field, error.message);
     if (error instanceof NoticeNotFoundError) throw notFound(error.message);
     if (error instanceof NoticeTransitionError)
-      throw new ApiFailure("INVALID_STATUS_TRANSITION", error.message);
-    if (error instanceof NoticeKeyTakenError) throw new ApiFailure("CONFLICT", error.message);
+      throw new Failure("INVALID_STATUS_TRANSITION", error.message);
+    if (error instanceof NoticeKeyTakenError) throw new Failure("CONFLICT", error.message);
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 // every status move through the DSR_TRANSITIONS table. Moves that complete an erasure request run
 // the erasure in the same transaction (erasure.ts), so "completed" is never recorded without it.
 import type { Database, Queryable } from "../db/database.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
@@ -434,7 +434,7 @@ function pathOrFail(record: DsrRecord, target: DsrStatus): DsrStatus[] {
     ? undefined
     : pathTo(DSR_TRANSITIONS, record.status, target);
   if (!path) {
-    throw new ApiFailure(
+    throw new Failure(
       "INVALID_STATUS_TRANSITION",
       `This DSR request is ${record.status}; a ${record.status} request cannot move to ${target}`,
     );
@@ -452,7 +452,7 @@ export async function completeWithSummary(
   return db.transaction(async (tx) => {
     const record = await lockedDsr(tx, input.organizationId, input.requestId);
     if (record.type !== "summary") {
-      throw new ApiFailure(
+      throw new Failure(
         "INVALID_STATUS_TRANSITION",
         `Only a summary request gets a generated summary; this one is a ${record.type} request`,
       );
@@ -489,7 +489,7 @@ export async function denyWithStatutoryBasis(
   return db.transaction(async (tx) => {
     const record = await lockedDsr(tx, input.organizationId, input.requestId);
     if (record.type !== "erasure") {
-      throw new ApiFailure(
+      throw new Failure(
         "INVALID_STATUS_TRANSITION",
         `A statutory denial applies to erasure requests only; this one is a ${record.type} request`,
       );

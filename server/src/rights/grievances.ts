@@ -2,7 +2,7 @@
 // move the grievance through GRIEVANCE_TRANSITIONS. Each response is kept in the history as the
 // `reason` of its move, so interim responses are not lost when a later one replaces `response`.
 import type { Database, Queryable } from "../db/database.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
@@ -226,7 +226,7 @@ export async function respondToGrievance(
       ? undefined
       : pathTo(GRIEVANCE_TRANSITIONS, record.status, input.status);
     if (!path) {
-      throw new ApiFailure(
+      throw new Failure(
         "INVALID_STATUS_TRANSITION",
         `This grievance is ${record.status}; a ${record.status} grievance cannot move to ${input.status}`,
       );

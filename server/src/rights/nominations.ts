@@ -3,7 +3,7 @@
 // even under concurrent PUTs); PUT creates or updates it in place, DELETE revokes it, and revoking
 // when none is active is a successful no-op — withdrawal as easy as giving.
 import type { Database, Queryable } from "../db/database.js";
-import { validationError } from "../http/errors.js";
+import { validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { recordTransition, type Actor } from "./history.js";

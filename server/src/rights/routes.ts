@@ -8,7 +8,7 @@ import { principalOf } from "../accounts/routes.js";
 import { requestCapabilityEnabled } from "../capabilities/enforce.js";
 import type { RouteModule } from "../http/app.js";
 import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../http/credentials.js";
-import { ApiFailure, notFound, unauthorized } from "../http/errors.js";
+import { Failure, notFound, unauthorized } from "../lib/failure.js";
 import {
   completeWithSummary,
   createDsr,
@@ -53,7 +53,7 @@ function assertOwnOrganization(
 ): void {
   if (credential.organizationId === organizationId) return;
   const who = credential.kind === "principal" ? "The principal" : "The caller";
-  throw new ApiFailure(
+  throw new Failure(
     "NOT_ASSOCIATED_WITH_ORG",
     `${who} is not associated with organisation ${organizationId}`,
     { field },
@@ -298,7 +298,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
         );
         if (!enabled) {
           // Contract 1.6.0 answers 400 here while the capability is off, not 404.
-          throw new ApiFailure(
+          throw new Failure(
             "VALIDATION_ERROR",
             "Statutory denial is switched off for this organisation (capability dsr_statutory_denial)",
           );

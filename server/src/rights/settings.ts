@@ -3,7 +3,7 @@
 // applies the same ceiling to DSRs, which are answered through the same redressal system.
 import { appendAuditEntry } from "../audit/chain.js";
 import type { Queryable } from "../db/database.js";
-import { validationError } from "../http/errors.js";
+import { validationError } from "../lib/failure.js";
 import type { Actor } from "./history.js";
 
 export const DEFAULT_DSR_RESPONSE_DAYS = 30;

@@ -1,7 +1,7 @@
 // The rights domain's state machines, each a table of allowed moves (STYLE.md: a table, not
 // scattered ifs). Anything not listed is INVALID_STATUS_TRANSITION. Creation is the move from
 // `null`, so the history of a request starts with its filing.
-import { ApiFailure } from "../http/errors.js";
+import { Failure } from "../lib/failure.js";
 
 export const DSR_TYPES = ["summary", "processors", "correction", "erasure"] as const;
 export type DsrType = (typeof DSR_TYPES)[number];
@@ -60,7 +60,7 @@ export function assertMove<S extends string>(table: Table<S>, what: string, from
   const allowed = table[from ?? "null"];
   const next =
     allowed.length === 0 ? `${from} is final` : `from ${from} it may move to ${allowed.join(" or ")}`;
-  throw new ApiFailure("INVALID_STATUS_TRANSITION", `A ${what} cannot move from ${from} to ${to}; ${next}`);
+  throw new Failure("INVALID_STATUS_TRANSITION", `A ${what} cannot move from ${from} to ${to}; ${next}`);
 }
 
 /**

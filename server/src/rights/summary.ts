@@ -63,7 +63,7 @@ async function noticeVersionsOf(
 
 /**
  * Per consent of the principal: how often it was checked at the Consent Gate and the latest check.
- * Served by the GIN index gate_decision_groups_by_consent (migration 0044), so it reads only the
+ * Served by the GIN index gate_decision_groups_by_consent (migration 0040), so it reads only the
  * groups that checked one of the principal's consents, not the organisation's whole log.
  */
 export const GATE_CHECKS_SQL = `SELECT d.consent_id, count(*)::int AS checks, max(g.decided_at) AS last_checked_at,

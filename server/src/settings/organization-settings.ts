@@ -10,7 +10,7 @@ import { appendAuditEntry } from "../audit/chain.js";
 import { CONSENT_SETTING_RANGES, parseConsentSettings, type ConsentSettings } from "../consent/settings.js";
 import type { Queryable } from "../db/database.js";
 import { GATE_SETTING_RANGES, parseGateSettings, type GateSettings } from "../gate/settings.js";
-import { notFound, validationError } from "../http/errors.js";
+import { notFound, validationError } from "../lib/failure.js";
 
 export interface OrganizationSettings {
   blockTrackingForChildren: boolean;

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from "fastify";
 import type { RouteModule } from "../http/app.js";
 import type { ServiceCredential, StaffCredential } from "../http/credentials.js";
-import { notFound, unauthorized } from "../http/errors.js";
+import { notFound, unauthorized } from "../lib/failure.js";
 import {
   readOrganizationSettings,
   updateOrganizationSettings,

@@ -1,7 +1,7 @@
 // Liveness, readiness, and the served contract.
 import { isMigrated } from "../db/migrate.js";
 import type { RouteModule } from "../http/app.js";
-import { ApiFailure } from "../http/errors.js";
+import { Failure } from "../lib/failure.js";
 
 export const systemRoutes: RouteModule = ({ db, state }) => [
   { operationId: "getHealth", handler: async () => ({ status: "ok" }) },
@@ -17,7 +17,7 @@ export const systemRoutes: RouteModule = ({ db, state }) => [
           return false;
         }));
       if (!ready)
-        throw new ApiFailure(
+        throw new Failure(
           "UNAVAILABLE",
           "Not ready: the database is unreachable or migrations are pending",
         );

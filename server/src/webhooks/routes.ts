@@ -3,7 +3,7 @@
 // 404, never a 403. Writes need admin or dpo.
 import { staffOf } from "../accounts/routes.js";
 import type { RouteModule } from "../http/app.js";
-import { ApiFailure, notFound, validationError } from "../http/errors.js";
+import { Failure, notFound, validationError } from "../lib/failure.js";
 import { getDelivery, listDeliveries, resendDelivery, type DeliveryStatus } from "./deliveries.js";
 import {
   createEndpoint,
@@ -28,7 +28,7 @@ async function asApiInput<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof WebhookInputError) throw validationError(error.field, error.message);
-    if (error instanceof EndpointDeletedError) throw new ApiFailure("CONFLICT", error.message);
+    if (error instanceof EndpointDeletedError) throw new Failure("CONFLICT", error.message);
     throw error;
   }
 }
@@ -153,7 +153,7 @@ export const webhookRoutes: RouteModule = ({ config, db, clock }) => {
         const organizationId = staffOf(request).organizationId;
         const endpoint = await ownEndpoint(organizationId, endpointId);
         if (endpoint.deletedAt !== null) {
-          throw new ApiFailure(
+          throw new Failure(
             "CONFLICT",
             "This webhook endpoint was deleted; its deliveries cannot be re-sent",
           );

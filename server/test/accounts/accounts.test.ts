@@ -9,7 +9,7 @@ import { mintPrincipalToken, verifyPrincipalToken } from "../../src/accounts/pri
 import { InvalidationFeed } from "../../src/db/invalidation.js";
 import { testConfig } from "../../src/config.js";
 import { authenticate } from "../../src/http/auth.js";
-import { ApiFailure } from "../../src/http/errors.js";
+import { Failure } from "../../src/lib/failure.js";
 import { sha256Hex, verifyPassword } from "../../src/lib/secrets.js";
 import { assertApiError } from "../support/api-error.js";
 import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
@@ -87,7 +87,7 @@ describe("accounts and credentials", () => {
     ({ headers, cookies: {}, method }) as unknown as FastifyRequest;
 
   const isUnauthorized = (error: unknown) =>
-    error instanceof ApiFailure && error.status === 401 && error.code === "UNAUTHORIZED";
+    error instanceof Failure && error.code === "UNAUTHORIZED";
 
   describe("staff sessions", () => {
     test("sign-in is 201 with a StaffSession body and an HttpOnly, SameSite=Lax session cookie", async () => {

@@ -66,7 +66,6 @@ describe("guard audit verify", () => {
               purpose,
               dataTypes: ["email"],
               source: "direct",
-              alreadyConsentedStatus: 409,
             },
             now,
           ),

@@ -6,7 +6,7 @@ import { createOrganization, SlugTakenError } from "../../accounts/organizations
 import { createStaffUser, StaffEmailTakenError } from "../../accounts/staff.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
 import { STAFF_ROLES, type StaffRole } from "../../http/credentials.js";
-import { ApiFailure } from "../../http/errors.js";
+import { Failure } from "../../lib/failure.js";
 import {
   readOrganizationSettings,
   settablePaths,
@@ -129,7 +129,7 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
                   ),
                 );
         } catch (error) {
-          if (error instanceof ApiFailure) {
+          if (error instanceof Failure) {
             throw new CliError(`${error.code}: ${error.message}${error.field ? ` (${error.field})` : ""}`);
           }
           throw error;

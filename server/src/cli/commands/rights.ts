@@ -4,7 +4,7 @@
 // the 90-day ceiling); moves are recorded with the actor `system` / `cli:<OS user>`.
 import os from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
-import { ApiFailure } from "../../http/errors.js";
+import { Failure } from "../../lib/failure.js";
 import { sweepRightsClocks } from "../../rights/clocks.js";
 import {
   completeWithSummary,
@@ -49,7 +49,7 @@ async function asOperatorInput<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApiFailure) {
+    if (error instanceof Failure) {
       throw new CliError(`${error.code}: ${error.message}${error.field ? ` (${error.field})` : ""}`);
     }
     throw error;

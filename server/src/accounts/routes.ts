@@ -1,12 +1,13 @@
 // HTTP routes of the accounts domain: staff sign-in/out, service API keys, principal token broker.
 import type { FastifyRequest } from "fastify";
 import type { RouteModule } from "../http/app.js";
+import { principalOf, serviceOf, staffOf } from "../http/credentials.js";
 import type {
   Credential,
   PrincipalCredential,
   ServiceCredential,
   StaffCredential,
-} from "../http/credentials.js";
+} from "../lib/credentials.js";
 import { clearCookie, setCookie } from "../http/cookies.js";
 import { Failure, notFound, unauthorized } from "../lib/failure.js";
 import { enforceRateLimit } from "../http/rate-limit.js";
@@ -20,19 +21,6 @@ import { endStaffSession, SESSION_COOKIE, startStaffSession } from "./staff-sess
 // Sign-in budget: per account (slows password guessing) and per client address (slows spraying).
 const SIGNIN_PER_ACCOUNT = { limit: 10, windowMs: 15 * 60_000 };
 const SIGNIN_PER_ADDRESS = { limit: 100, windowMs: 15 * 60_000 };
-
-function credentialOf<K extends Credential["kind"]>(
-  request: FastifyRequest,
-  kind: K,
-): Extract<Credential, { kind: K }> {
-  const credential = request.credential;
-  if (credential?.kind !== kind) throw unauthorized();
-  return credential as Extract<Credential, { kind: K }>;
-}
-export const staffOf = (request: FastifyRequest): StaffCredential => credentialOf(request, "staff");
-export const serviceOf = (request: FastifyRequest): ServiceCredential => credentialOf(request, "service");
-export const principalOf = (request: FastifyRequest): PrincipalCredential =>
-  credentialOf(request, "principal");
 
 const sessionBody = (s: Omit<StaffCredential, "kind">) => ({
   staffId: s.staffId,

@@ -2,7 +2,7 @@
 // leaked database does not yield usable cookies. Each session has its own CSRF token, which
 // cookie-authenticated writes must echo in `X-CSRF-Token`.
 import type { Queryable } from "../db/database.js";
-import type { StaffRole } from "../http/credentials.js";
+import type { StaffRole } from "../lib/credentials.js";
 import { newId, randomBase62 } from "../lib/ids.js";
 import { sha256Hex } from "../lib/secrets.js";
 import type { StaffUser } from "./staff.js";

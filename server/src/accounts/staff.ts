@@ -1,6 +1,6 @@
 // Staff users (the fiduciary's admins, DPOs and read-only viewers) and their passwords.
 import type { Queryable } from "../db/database.js";
-import type { StaffRole } from "../http/credentials.js";
+import type { StaffRole } from "../lib/credentials.js";
 import { newId } from "../lib/ids.js";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../lib/secrets.js";
 

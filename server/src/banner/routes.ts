@@ -1,7 +1,7 @@
 // Banner and widget routes. Public: the banner configuration of a scope and the widget's one config
 // call. Staff (the session's organisation; any role reads, admin and dpo write): banner settings per
 // scope, registered domains and apps, and domain groups.
-import { staffOf } from "../accounts/routes.js";
+import { staffOf } from "../http/credentials.js";
 import type { AppContext, RouteModule, RouteSpec } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { lookupBannerConfig, normaliseDomain, type BannerScope } from "./banner-config.js";

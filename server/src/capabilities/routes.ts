@@ -1,6 +1,6 @@
 // Staff routes for capabilities: any role lists them; only an admin switches them. These routes
 // are never gated themselves, or an organisation could switch off its way back.
-import { staffOf } from "../accounts/routes.js";
+import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import { notFound, validationError } from "../lib/failure.js";
 import {

@@ -1,6 +1,6 @@
 // HTTP routes of the consent domain: anonymous capture, /cm/v1 create/read/withdraw, linking a
 // guest's consents, consent status, inbound CM signals and parental verification.
-import { principalOf, serviceOf } from "../accounts/routes.js";
+import { principalOf, serviceOf } from "../http/credentials.js";
 import { findPrincipal } from "../accounts/principals.js";
 import type { RouteModule } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";

@@ -1,8 +1,8 @@
 // HTTP routes of the Consent Gate: verify (decide and log), the decision log, bypass alerts.
-import { serviceOf } from "../accounts/routes.js";
+import { serviceOf } from "../http/credentials.js";
 import { requestCapabilityEnabled, requestCapabilityKnown } from "../capabilities/enforce.js";
 import type { RouteModule } from "../http/app.js";
-import { notFound } from "../http/errors.js";
+import { notFound } from "../lib/failure.js";
 import { GroupCommit } from "../lib/group-commit.js";
 import {
   DEFAULT_DECISION_LIMIT,
@@ -14,10 +14,9 @@ import {
 } from "./gate.js";
 import { readGateSettings } from "./settings.js";
 
-// Groups of up to 500 decisions, one group being written at a time while the next one gathers.
-// Two in flight were measured against one in alternating rounds: on PostgreSQL one was faster at
-// 16 and 64 connections (bigger groups, fewer commits, less database CPU per decision); on PGlite,
-// one connection anyway, no difference.
+// Groups of up to 500 decisions, one group written at a time while the next one gathers: fewer,
+// bigger groups mean fewer commits and less database CPU per decision (PGlite has one connection
+// anyway). Figures: bench/README.md.
 const GATE_GROUP_COMMIT = { maxGroupSize: 500, maxInFlight: 1 };
 
 export const gateRoutes: RouteModule = ({ db, clock }) => {

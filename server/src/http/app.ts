@@ -26,7 +26,7 @@ import {
 } from "../capabilities/enforce.js";
 import { authenticate, authenticateCached } from "./auth.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
-import type { Credential, StaffRole } from "./credentials.js";
+import type { Credential, StaffRole } from "../lib/credentials.js";
 import { Failure, forbidden } from "../lib/failure.js";
 import { type ErrorBody } from "./errors.js";
 import { registerApiReference } from "./docs.js";

@@ -11,7 +11,7 @@ import type { Clock } from "../lib/clock.js";
 import { constantTimeEqual } from "../lib/secrets.js";
 import type { SecurityKind } from "./contract.js";
 import { readCookie } from "./cookies.js";
-import type { Credential } from "./credentials.js";
+import type { Credential } from "../lib/credentials.js";
 import { forbidden, unauthorized } from "../lib/failure.js";
 
 export interface AuthDeps {

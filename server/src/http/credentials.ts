@@ -1,30 +1,24 @@
-// What an authenticated request carries. Resolved by http/auth.ts from the operation's `security`.
-export type StaffRole = "admin" | "dpo" | "viewer";
-export const STAFF_ROLES: readonly StaffRole[] = ["admin", "dpo", "viewer"];
+// The credential of an authenticated request, for route handlers: each operation's `security`
+// says which kinds it accepts, and the access check has resolved one before the handler runs.
+import type { FastifyRequest } from "fastify";
+import type {
+  Credential,
+  PrincipalCredential,
+  ServiceCredential,
+  StaffCredential,
+} from "../lib/credentials.js";
+import { unauthorized } from "../lib/failure.js";
 
-export interface ServiceCredential {
-  kind: "service";
-  organizationId: string;
-  apiKeyId: string;
+function credentialOf<K extends Credential["kind"]>(
+  request: FastifyRequest,
+  kind: K,
+): Extract<Credential, { kind: K }> {
+  const credential = request.credential;
+  if (credential?.kind !== kind) throw unauthorized();
+  return credential as Extract<Credential, { kind: K }>;
 }
 
-export interface PrincipalCredential {
-  kind: "principal";
-  organizationId: string;
-  principalId: string;
-  externalId: string;
-}
-
-export interface StaffCredential {
-  kind: "staff";
-  organizationId: string;
-  staffId: string;
-  role: StaffRole;
-  sessionId: string;
-  csrfToken: string;
-  email: string;
-  organizationSlug: string;
-  expiresAt: number;
-}
-
-export type Credential = ServiceCredential | PrincipalCredential | StaffCredential;
+export const staffOf = (request: FastifyRequest): StaffCredential => credentialOf(request, "staff");
+export const serviceOf = (request: FastifyRequest): ServiceCredential => credentialOf(request, "service");
+export const principalOf = (request: FastifyRequest): PrincipalCredential =>
+  credentialOf(request, "principal");

@@ -2,7 +2,7 @@
 // organisations' notices are 404). Staff routes run the lifecycle in lifecycle.ts for the
 // session's organisation: any role reads, admin and dpo write.
 import { findOrganizationById } from "../accounts/organizations.js";
-import { staffOf } from "../accounts/routes.js";
+import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { NOTICE_LANGUAGE_LIST } from "./languages.js";

@@ -4,7 +4,7 @@
 // evidence and its events exist together or not at all.
 import { appendAuditEntry } from "../audit/chain.js";
 import type { Queryable } from "../db/database.js";
-import type { Credential } from "../http/credentials.js";
+import type { Credential } from "../lib/credentials.js";
 import { newId } from "../lib/ids.js";
 
 export type ActorKind = "principal" | "staff" | "service" | "system";

@@ -4,10 +4,10 @@
 // id of another organisation's record is 404.
 import type { FastifyRequest } from "fastify";
 import { findOrganizationById } from "../accounts/organizations.js";
-import { principalOf } from "../accounts/routes.js";
+import { principalOf } from "../http/credentials.js";
 import { requestCapabilityEnabled } from "../capabilities/enforce.js";
 import type { RouteModule } from "../http/app.js";
-import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../http/credentials.js";
+import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { Failure, notFound, unauthorized } from "../lib/failure.js";
 import {
   completeWithSummary,

@@ -2,7 +2,7 @@
 // organisation is always the credential's; nothing in the request can name another one.
 import type { FastifyRequest } from "fastify";
 import type { RouteModule } from "../http/app.js";
-import type { ServiceCredential, StaffCredential } from "../http/credentials.js";
+import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { notFound, unauthorized } from "../lib/failure.js";
 import {
   readOrganizationSettings,

@@ -1,7 +1,7 @@
 // Staff routes for webhook endpoints and their deliveries (/api/v1/staff/webhooks…). Every read and
 // write is scoped to the session's organisation: another organisation's endpoint or delivery is a
 // 404, never a 403. Writes need admin or dpo.
-import { staffOf } from "../accounts/routes.js";
+import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { getDelivery, listDeliveries, resendDelivery, type DeliveryStatus } from "./deliveries.js";

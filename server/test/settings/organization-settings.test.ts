@@ -7,7 +7,7 @@ import { loadOpenApiDocument } from "@guard/contract";
 import { verifyAuditChain } from "../../src/audit/verify.js";
 import { CONSENT_SETTING_RANGES } from "../../src/consent/settings.js";
 import { GATE_SETTING_RANGES } from "../../src/gate/settings.js";
-import type { StaffRole } from "../../src/http/credentials.js";
+import type { StaffRole } from "../../src/lib/credentials.js";
 import { assertApiError } from "../support/api-error.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
 import {

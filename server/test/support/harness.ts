@@ -14,7 +14,7 @@ import { testConfig, type Config } from "../../src/config.js";
 import { dumpPgliteSnapshot, openDatabase, type Database } from "../../src/db/database.js";
 import { listMigrations, migrate } from "../../src/db/migrate.js";
 import { buildApp } from "../../src/http/app.js";
-import type { StaffRole } from "../../src/http/credentials.js";
+import type { StaffRole } from "../../src/lib/credentials.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { randomBase62 } from "../../src/lib/ids.js";
 import { ROUTE_MODULES } from "../../src/routes.js";

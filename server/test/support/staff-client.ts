@@ -2,7 +2,7 @@
 // role (sign-in is rate-limited per account), and a status assertion that returns the body.
 import assert from "node:assert/strict";
 import type { LightMyRequestResponse } from "fastify";
-import type { StaffRole } from "../../src/http/credentials.js";
+import type { StaffRole } from "../../src/lib/credentials.js";
 import { signIn, type SeededOrg, type TestApp } from "./harness.js";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";

@@ -5,7 +5,7 @@ import { createApiKey } from "../../accounts/api-keys.js";
 import { createOrganization, SlugTakenError } from "../../accounts/organizations.js";
 import { createStaffUser, StaffEmailTakenError } from "../../accounts/staff.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
-import { STAFF_ROLES, type StaffRole } from "../../http/credentials.js";
+import { STAFF_ROLES, type StaffRole } from "../../lib/credentials.js";
 import { Failure } from "../../lib/failure.js";
 import {
   readOrganizationSettings,

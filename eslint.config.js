@@ -2,6 +2,31 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// The server's layering (ARCHITECTURE.md, "Who may import whom"). server/test/architecture checks the
+// same arrows, and that only a domain's store names its tables in SQL.
+const DOMAINS = [
+  "accounts",
+  "audit",
+  "banner",
+  "capabilities",
+  "consent",
+  "gate",
+  "notices",
+  "rights",
+  "settings",
+  "system",
+  "webhooks",
+];
+const HTTP_AND_EDGE = ["**/http/*", "**/access/*", "**/cli/*", "fastify", "@fastify/*", "**/routes.js"];
+const ANY_DOMAIN_OR_EDGE = [
+  ...DOMAINS.map((d) => `../${d}/*`),
+  "../access/*",
+  "../cli/*",
+  "../routes.js",
+  "../server.js",
+  "../app.js",
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -15,6 +40,7 @@ export default tseslint.config(
       "sdks/**/target/**",
       // Written by openapi-typescript (sdks/node/scripts/generate-types.ts), checked for staleness by a test.
       "sdks/node/src/generated/**",
+      "server/src/generated/**",
     ],
   },
   js.configs.recommended,
@@ -38,6 +64,42 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "no-console": "off",
+    },
+  },
+  {
+    // Domain rules and stores: no HTTP, no Fastify types, no route module; failures are lib/failure.ts's.
+    files: DOMAINS.map((d) => `server/src/${d}/**/*.ts`),
+    ignores: ["server/src/*/routes.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: HTTP_AND_EDGE,
+              message:
+                "Domain code knows nothing of HTTP: throw a Failure (lib/failure.ts) and let routes.ts decide.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The frame (http/, db/, lib/) is handed what it runs; it imports no domain and no edge module.
+    files: ["server/src/http/**/*.ts", "server/src/db/**/*.ts", "server/src/lib/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ANY_DOMAIN_OR_EDGE,
+              message: "The frame imports no domain: take what it needs as a parameter (see buildApp).",
+            },
+          ],
+        },
+      ],
     },
   },
 );

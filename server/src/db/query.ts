@@ -42,16 +42,18 @@ export function rows<Q extends Compilable<Row>>(db: Queryable, query: Q): Promis
 }
 
 /** The first row the statement returns, or undefined. */
-export async function first<Q extends Compilable<Row>>(db: Queryable, query: Q): Promise<Result<Q> | undefined> {
+export async function first<Q extends Compilable<Row>>(
+  db: Queryable,
+  query: Q,
+): Promise<Result<Q> | undefined> {
   const [row] = await rows(db, query);
   return row;
 }
 
-/** Runs a statement for its effect; resolves to the rows it returned (RETURNING), if any. */
-export async function execute<Q extends Compilable<unknown>>(db: Queryable, query: Q): Promise<number> {
+/** Runs a statement for its effect (use `rows` to read what a RETURNING clause gives back). */
+export async function execute<Q extends Compilable<unknown>>(db: Queryable, query: Q): Promise<void> {
   const compiled = query.compile();
-  const returned = await db.query(compiled.sql, compiled.parameters);
-  return returned.length;
+  await db.query(compiled.sql, compiled.parameters);
 }
 
 export type { InferResult };

@@ -1,44 +1,24 @@
-"""AsyncGuardClient: the asyncio twin of GuardClient (``_client.py``), method for method;
-``tests/test_parity.py`` keeps the two signatures identical. Cancel a call by cancelling its task:
-nothing is retried after that."""
+"""AsyncGuardClient: the asyncio twin of GuardClient (``_client.py``). Its operation methods are
+generated into ``_methods.py`` from the operations table (``_operations.py``), the same table
+GuardClient's are generated from; this file holds what is particular to it: construction, lifecycle
+and an awaitable transport. Cancel a call by cancelling its task: nothing is retried after that."""
 
 from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Type
+from typing import Any, Awaitable, Callable, Mapping, Optional, Type, Union
 
 import httpx
 
-from ._base import ClientCore, PreparedCall, data_type_list, without_none
+from ._base import PreparedCall
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
-from ._models import (
-    AnonymousConsent,
-    AnonymousConsentLink,
-    BannerConfig,
-    BrokeredToken,
-    ConsentGateAlerts,
-    ConsentGateDecisionList,
-    ConsentGateVerdict,
-    ConsentRecord,
-    ConsentStatus,
-    DsrRequest,
-    DsrRequestList,
-    Grievance,
-    GrievanceList,
-    Nomination,
-    NominationRevocation,
-    Notice,
-    NoticeList,
-    OrgSummary,
-)
-from ._options import RequestOptions
-from ._retry import decide_retry
+from ._methods import AsyncMethods
 
 __all__ = ["AsyncGuardClient"]
 
 
-class AsyncGuardClient(ClientCore):
+class AsyncGuardClient(AsyncMethods):
     """Guard's server SDK client for asyncio (awaitable twin of :class:`guard.GuardClient`).
 
     ::
@@ -112,263 +92,19 @@ class AsyncGuardClient(ClientCore):
     ) -> None:
         await self.close()
 
-    # ----- public (no credential) ----------------------------------------------------------------
-
-    async def get_organization(self, slug: str, *, request_options: Optional[RequestOptions] = None) -> OrgSummary:
-        """An organisation by its short name (slug)."""
-        return await self._send(
-            self._prepare("getOrganization", path_params={"slug": slug}, request_options=request_options)
-        )
-
-    async def get_notices(self, org_id: str, *, request_options: Optional[RequestOptions] = None) -> NoticeList:
-        """The organisation's published notices, under ``notices``."""
-        return await self._send(
-            self._prepare("getNotices", path_params={"orgId": org_id}, request_options=request_options)
-        )
-
-    async def get_notice(self, notice_id: str, *, request_options: Optional[RequestOptions] = None) -> Notice:
-        """One published notice."""
-        return await self._send(
-            self._prepare("getNotice", path_params={"noticeId": notice_id}, request_options=request_options)
-        )
-
-    async def get_banner_config(
-        self,
-        org_id: str,
-        *,
-        domain: Optional[str] = None,
-        app_id: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
-    ) -> BannerConfig:
-        """Banner configuration for a web ``domain``, a native ``app_id``, or (neither) the
-        organisation default. When both are given the server uses ``domain``."""
-        return await self._send(
-            self._prepare(
-                "getBannerConfig",
-                path_params={"orgId": org_id},
-                query={"domain": domain, "appId": app_id},
-                request_options=request_options,
-            )
-        )
-
-    async def give_anonymous_consent(
-        self,
-        *,
-        organization_id: str,
-        notice_id: str,
-        purpose: str,
-        data_types: Sequence[str],
-        anonymous_id: str,
-        idempotency_key: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
-    ) -> AnonymousConsent:
-        """Record a guest's consent under a client-generated ``anonymous_id``; link it after sign-in
-        with :meth:`link_anonymous_consent`. A create call: see ``idempotency_key``."""
-        body = {
-            "organizationId": organization_id,
-            "noticeId": notice_id,
-            "purpose": purpose,
-            "dataTypes": data_type_list("data_types", data_types),
-            "anonymousId": anonymous_id,
-        }
-        return await self._send(
-            self._prepare(
-                "giveAnonymousConsent", body=body, idempotency_key=idempotency_key, request_options=request_options
-            )
-        )
-
-    # ----- service API key -----------------------------------------------------------------------
-
-    async def broker_token(
-        self, external_id: str, *, request_options: Optional[RequestOptions] = None
-    ) -> BrokeredToken:
-        """Mint a short-lived principal access token for your user ``external_id`` and keep it for
-        this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.
-        Never retried: it takes no idempotency key, and the token is a secret."""
-        token: BrokeredToken = await self._send(
-            self._prepare("brokerToken", body={"externalId": external_id}, request_options=request_options)
-        )
-        self._store_token(token)
-        return token
-
-    async def record_consent(
-        self,
-        *,
-        email: str,
-        notice_id: str,
-        purpose: str,
-        data_types: Sequence[str],
-        idempotency_key: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
-    ) -> ConsentRecord:
-        """Record consent for a known principal, found by ``email`` (``POST /cm/v1/consent``)."""
-        body = {
-            "email": email,
-            "noticeId": notice_id,
-            "purpose": purpose,
-            "dataTypes": data_type_list("data_types", data_types),
-        }
-        return await self._send(
-            self._prepare("recordConsent", body=body, idempotency_key=idempotency_key, request_options=request_options)
-        )
-
-    async def get_consent(self, consent_id: str, *, request_options: Optional[RequestOptions] = None) -> ConsentRecord:
-        """One consent record."""
-        return await self._send(
-            self._prepare("getConsent", path_params={"consentId": consent_id}, request_options=request_options)
-        )
-
-    async def withdraw_consent(
-        self, consent_id: str, *, request_options: Optional[RequestOptions] = None
-    ) -> ConsentRecord:
-        """Withdraw a consent. Withdrawing a withdrawn one is ``409 CONFLICT``, so this is never retried."""
-        return await self._send(
-            self._prepare("withdrawConsent", path_params={"consentId": consent_id}, request_options=request_options)
-        )
-
-    async def get_consent_status(
-        self,
-        *,
-        email: Optional[str] = None,
-        external_id: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
-    ) -> ConsentStatus:
-        """Every consent of one principal, found by ``email`` or ``external_id`` (exactly one: the
-        server answers ``400 VALIDATION_ERROR`` to neither or both)."""
-        return await self._send(
-            self._prepare(
-                "getConsentStatus",
-                query={"email": email, "externalId": external_id},
-                request_options=request_options,
-            )
-        )
-
-    async def verify_consent(
-        self, consent_id: str, *, request_options: Optional[RequestOptions] = None
-    ) -> ConsentGateVerdict:
-        """Consent Gate: ask before processing that depends on a consent; ``deny`` means stop."""
-        return await self._send(
-            self._prepare("verifyConsent", body={"consentId": consent_id}, request_options=request_options)
-        )
-
-    async def list_gate_decisions(
-        self, *, limit: Optional[int] = None, request_options: Optional[RequestOptions] = None
-    ) -> ConsentGateDecisionList:
-        """The gate's decision log, newest first (server default 50, at most 200)."""
-        return await self._send(
-            self._prepare("listGateDecisions", query={"limit": limit}, request_options=request_options)
-        )
-
-    async def list_gate_alerts(self, *, request_options: Optional[RequestOptions] = None) -> ConsentGateAlerts:
-        """Consents denied repeatedly inside the rolling window: processing that ignores the gate."""
-        return await self._send(self._prepare("listGateAlerts", request_options=request_options))
-
-    # ----- principal access token ----------------------------------------------------------------
-
-    async def link_anonymous_consent(
-        self, anonymous_id: str, *, request_options: Optional[RequestOptions] = None
-    ) -> AnonymousConsentLink:
-        """Move a guest's anonymous consents to the signed-in principal. Idempotent."""
-        return await self._send(
-            self._prepare("linkAnonymousConsent", body={"anonymousId": anonymous_id}, request_options=request_options)
-        )
-
-    async def list_dsr_requests(self, *, request_options: Optional[RequestOptions] = None) -> DsrRequestList:
-        """The principal's own data-subject requests, under ``requests``."""
-        return await self._send(self._prepare("listDsrRequests", request_options=request_options))
-
-    async def create_dsr_request(
-        self,
-        *,
-        organization_id: str,
-        type: str,
-        details: Optional[str] = None,
-        idempotency_key: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
-    ) -> DsrRequest:
-        """File a data-subject request (``type``: summary, processors, correction or erasure).
-
-        Passing an ``idempotency_key`` used before returns the original request and creates
-        nothing; without one the SDK mints a key for this call and reuses it on every retry."""
-        body = without_none(organizationId=organization_id, type=type, details=details)
-        return await self._send(
-            self._prepare(
-                "createDsrRequest", body=body, idempotency_key=idempotency_key, request_options=request_options
-            )
-        )
-
-    async def list_grievances(self, *, request_options: Optional[RequestOptions] = None) -> GrievanceList:
-        """The principal's own grievances, under ``grievances``."""
-        return await self._send(self._prepare("listGrievances", request_options=request_options))
-
-    async def create_grievance(
-        self,
-        *,
-        organization_id: str,
-        subject: str,
-        description: str,
-        idempotency_key: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
-    ) -> Grievance:
-        """File a grievance. A create call: see ``idempotency_key`` on :meth:`create_dsr_request`."""
-        body = {"organizationId": organization_id, "subject": subject, "description": description}
-        return await self._send(
-            self._prepare(
-                "createGrievance", body=body, idempotency_key=idempotency_key, request_options=request_options
-            )
-        )
-
-    async def get_nomination(self, *, request_options: Optional[RequestOptions] = None) -> Optional[Nomination]:
-        """The principal's active nomination, or ``None``."""
-        return await self._send(self._prepare("getNomination", request_options=request_options))
-
-    async def upsert_nomination(
-        self, *, nominee_name: str, nominee_contact: str, request_options: Optional[RequestOptions] = None
-    ) -> Nomination:
-        """Set or replace the principal's nomination (the same record is updated, never a second one)."""
-        body = {"nomineeName": nominee_name, "nomineeContact": nominee_contact}
-        return await self._send(self._prepare("upsertNomination", body=body, request_options=request_options))
-
-    async def revoke_nomination(self, *, request_options: Optional[RequestOptions] = None) -> NominationRevocation:
-        """Revoke the principal's nomination; ``revoked`` is false when none was active."""
-        return await self._send(self._prepare("revokeNomination", request_options=request_options))
-
     # ----- transport -------------------------------------------------------------------------------
 
     async def _send(self, call: PreparedCall) -> Any:
         retries_so_far = 0
         while True:
-            request = self._http.build_request(
-                call.operation.http_method,
-                call.url,
-                params=call.params or None,
-                headers=self._attempt_headers(call, retries_so_far),
-                content=call.content,
-                timeout=call.timeout,
-            )
-            cause: Optional[BaseException] = None
+            request = self._build_request(self._http, call, retries_so_far)
+            answer: Union[httpx.Response, httpx.RequestError]
             try:
-                response = await self._http.send(request)
+                answer = await self._http.send(request)
             except httpx.RequestError as exc:
-                cause = exc
-                failure, error = self._transport_failure(call, exc)
-            else:
-                outcome, value, api_error = self._result(response)
-                if api_error is None:
-                    return value
-                if outcome is None:  # a 2xx we cannot read: repeating would not help
-                    raise api_error
-                failure, error = outcome, api_error
-            decision = decide_retry(
-                failure=failure,
-                retries_so_far=retries_so_far,
-                max_retries=call.max_retries,
-                safe_to_repeat=call.safe_to_repeat,
-                now=self._now(),
-                random=self._random,
-            )
-            if not decision.retry:
-                raise error from cause
-            self._log_retry(call, retries_so_far, decision.reason, decision.delay)
-            await self._sleep(decision.delay)
+                answer = exc
+            value, delay = self._settle(call, retries_so_far, answer)
+            if delay is None:
+                return value
+            await self._sleep(delay)
             retries_so_far += 1

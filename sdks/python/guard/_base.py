@@ -1,4 +1,5 @@
-"""What the sync and async clients share: configuration, request preparation, answer handling.
+"""What the sync and async clients share: configuration, request preparation from the operations
+table, answer handling and the retry decision after each attempt.
 
 Everything here is I/O-free, so the two clients differ only in how they send and sleep.
 """
@@ -32,16 +33,14 @@ from ._errors import (
     GuardTimeoutError,
     api_error_from_response,
 )
-from ._operations import ACCESS_TOKEN, API_KEY, OPERATIONS, Operation
+from ._operations import ACCESS_TOKEN, API_KEY, OPERATIONS, PATH, QUERY, STRING_LIST, Operation
 from ._options import RequestOptions, check_request_options
-from ._retry import AttemptFailure
+from ._retry import AttemptFailure, decide_retry
 
 logger = logging.getLogger("guard")
 
 # encodeURIComponent's unreserved set, so every SDK of the family writes the same path bytes.
 _PATH_SAFE = "!*'()"
-
-Query = Mapping[str, Union[str, int, None]]
 
 
 @dataclass(frozen=True)
@@ -141,20 +140,20 @@ class ClientCore:
     def _prepare(
         self,
         method_name: str,
-        *,
-        path_params: Optional[Mapping[str, str]] = None,
-        query: Optional[Query] = None,
-        body: Optional[Mapping[str, Any]] = None,
+        arguments: Mapping[str, Any],
+        request_options: Optional[RequestOptions],
         idempotency_key: Optional[str] = None,
-        request_options: Optional[RequestOptions] = None,
     ) -> PreparedCall:
+        """One call of ``OPERATIONS[method_name]``: ``arguments`` maps each of its parameters'
+        Python names to the value the caller passed, and the row says where each one goes."""
         operation = OPERATIONS[method_name]
+        path_values, query, body = _place(operation, arguments)
         options = check_request_options(request_options)
         # Credentials first: a call that cannot succeed must not touch the network.
         authorization = self._authorization(operation)
 
         path = operation.path
-        for name, value in (path_params or {}).items():
+        for name, value in path_values.items():
             if not isinstance(value, str) or value == "":
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
             path = path.replace("{" + name + "}", quote(value, safe=_PATH_SAFE))
@@ -184,7 +183,7 @@ class ClientCore:
             or operation.idempotent_by_contract
             or any(name.lower() == IDEMPOTENCY_KEY_HEADER.lower() for name in headers)
         )
-        params = {name: str(value) for name, value in (query or {}).items() if value is not None and value != ""}
+        params = {name: str(value) for name, value in query.items() if value is not None and value != ""}
         return PreparedCall(
             operation=operation,
             url=self._base_url + path,
@@ -226,12 +225,59 @@ class ClientCore:
         return str(uuid.uuid4()) if operation.creates else None
 
     @staticmethod
-    def _attempt_headers(call: PreparedCall, retries_so_far: int) -> Dict[str, str]:
+    def _build_request(
+        http: Union[httpx.Client, httpx.AsyncClient], call: PreparedCall, retries_so_far: int
+    ) -> httpx.Request:
+        """One attempt of ``call``. The httpx client builds it, so the defaults of one passed in as
+        ``http_client`` (headers, auth, cookies) apply to every attempt."""
         headers = dict(call.headers)
         headers[RETRY_COUNT_HEADER] = str(retries_so_far)
-        return headers
+        return http.build_request(
+            call.operation.http_method,
+            call.url,
+            params=call.params or None,
+            headers=headers,
+            content=call.content,
+            timeout=call.timeout,
+        )
 
     # ----- after an attempt ----------------------------------------------------------------------
+
+    def _settle(
+        self, call: PreparedCall, retries_so_far: int, answer: Union[httpx.Response, httpx.RequestError]
+    ) -> Tuple[Any, Optional[float]]:
+        """What one attempt's answer (a response, or the transport error it ended in) means for the
+        call: ``(value, None)`` when it succeeded, ``(None, delay)`` when it is to be retried after
+        ``delay`` seconds. Raises the call's error when it is over without a result. The sync and
+        async transports differ only in how they send and sleep around this."""
+        cause: Optional[BaseException] = None
+        if isinstance(answer, httpx.RequestError):
+            cause = answer
+            failure, error = self._transport_failure(call, answer)
+        else:
+            outcome, value, api_error = self._result(answer)
+            if api_error is None:
+                return self._finish(call, value), None
+            if outcome is None:  # a 2xx we cannot read: repeating would not help
+                raise api_error
+            failure, error = outcome, api_error
+        decision = decide_retry(
+            failure=failure,
+            retries_so_far=retries_so_far,
+            max_retries=call.max_retries,
+            safe_to_repeat=call.safe_to_repeat,
+            now=self._now(),
+            random=self._random,
+        )
+        if not decision.retry:
+            raise error from cause
+        self._log_retry(call, retries_so_far, decision.reason, decision.delay)
+        return None, decision.delay
+
+    def _finish(self, call: PreparedCall, value: Any) -> Any:
+        if call.operation.stores_token:
+            self._store_token(value)
+        return value
 
     @staticmethod
     def _result(response: httpx.Response) -> Tuple[Optional[AttemptFailure], Any, Optional[GuardError]]:
@@ -305,6 +351,25 @@ def data_type_list(name: str, value: Any) -> List[str]:
     return list(value)
 
 
-def without_none(**fields: Any) -> Dict[str, Any]:
-    """A request body without the optional fields the caller left out."""
-    return {name: value for name, value in fields.items() if value is not None}
+def _place(
+    operation: Operation, arguments: Mapping[str, Any]
+) -> Tuple[Dict[str, Any], Dict[str, Any], Optional[Dict[str, Any]]]:
+    """``(path values, query, body)`` of one call, keyed by wire name; the body is ``None`` for an
+    operation that takes none. An optional body field left at ``None`` is left out, never sent as
+    null; ``_prepare`` drops a query value of ``None`` or ``""`` the same way."""
+    path_values: Dict[str, Any] = {}
+    query: Dict[str, Any] = {}
+    body: Optional[Dict[str, Any]] = None
+    for param in operation.params:
+        value = arguments[param.name]
+        if param.where == PATH:
+            path_values[param.wire] = value
+        elif param.where == QUERY:
+            query[param.wire] = value
+        else:
+            if body is None:
+                body = {}
+            if value is None and param.optional:
+                continue
+            body[param.wire] = data_type_list(param.name, value) if param.annotation == STRING_LIST else value
+    return path_values, query, body

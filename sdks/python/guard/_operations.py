@@ -1,19 +1,64 @@
-"""The SDK's method set as data: one row per HTTP operation (conformance/README.md, "The method set").
+"""The SDK's operations as data: the one definition of every client method (conformance/README.md,
+"The method set").
 
+Each row says how a method is called (its arguments, their types, which are positional), where each
+argument goes on the wire (path, query or JSON body, under its contract name), which credential the
+route takes, whether it is a create call or a write the contract makes idempotent, and the method's
+docstring. The response type is not repeated here: it is the contract's, generated into
+``guard/_models.py`` as ``RESPONSE_TYPES``.
+
+Both clients are built from this table. ``scripts/generate_clients.py`` writes the explicit method
+of ``GuardClient`` and of ``AsyncGuardClient`` for each row (real methods, so type checkers and IDEs
+see every signature), and at run time ``ClientCore._prepare`` reads the same row to place the
+arguments. Adding an operation is one row here, then running the generator;
+``tests/test_generated_clients.py`` fails while the clients are stale, and
 ``tests/test_contract_sync.py`` checks every row against ``contract/openapi/v1.yaml`` (method, path,
-credential, which routes take an ``Idempotency-Key``), so the table cannot drift from the contract.
+credential, which routes take an ``Idempotency-Key``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict
+from typing import Dict, Tuple
 
-__all__ = ["Operation", "OPERATIONS"]
+__all__ = ["Operation", "OPERATIONS", "Param"]
 
 NONE = "none"
 API_KEY = "apiKey"
 ACCESS_TOKEN = "accessToken"
+
+PATH = "path"
+QUERY = "query"
+BODY = "body"
+
+STRING_LIST = "Sequence[str]"
+"""The annotation of a list-of-strings argument. Any sequence is accepted and sent as a JSON array,
+but a bare string is refused rather than split into its letters."""
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + char.lower() if char.isupper() else char for char in name)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of a client method. Its Python name is the snake_case form of ``wire``, the
+    contract's name, as the conformance adapter expands an input object."""
+
+    wire: str
+    """The name on the wire: a path template segment, a query parameter or a JSON body field."""
+    where: str
+    """``path``, ``query`` or ``body``."""
+    annotation: str = "str"
+    """The Python type as written in the signature (without ``Optional`` for an optional one)."""
+    positional: bool = False
+    """Positional-or-keyword (a method's single id); otherwise keyword-only."""
+    optional: bool = False
+    """Defaults to ``None``; a ``None`` is then left out of the request, never sent as null."""
+
+    @property
+    def name(self) -> str:
+        return _snake(self.wire)
 
 
 @dataclass(frozen=True)
@@ -31,6 +76,16 @@ class Operation:
     """A create call: takes an Idempotency-Key, minted once per logical call when none is given."""
     idempotent_by_contract: bool = False
     """A write the contract declares idempotent by its natural key, so it is safe to repeat."""
+    params: Tuple[Param, ...] = ()
+    """The method's arguments in signature order, which is also the order of the JSON body's fields."""
+    doc: str = ""
+    """The method's docstring."""
+    stores_token: bool = False
+    """The answer's ``accessToken`` becomes the client's access token for principal calls."""
+
+    @property
+    def python_name(self) -> str:
+        return _snake(self.method_name)
 
 
 def _table(*operations: Operation) -> Dict[str, Operation]:
@@ -38,13 +93,83 @@ def _table(*operations: Operation) -> Dict[str, Operation]:
 
 
 OPERATIONS: Dict[str, Operation] = _table(
-    Operation("getOrganization", "getOrgBySlug", "GET", "/api/v1/org/{slug}", NONE),
-    Operation("getNotices", "getNoticesForOrg", "GET", "/api/v1/org/{orgId}/notices", NONE),
-    Operation("getNotice", "getNoticeById", "GET", "/api/v1/notices/{noticeId}", NONE),
-    Operation("getBannerConfig", "getBannerConfig", "GET", "/api/v1/org/{orgId}/banner-config", NONE),
-    Operation("giveAnonymousConsent", "giveConsentAnonymous", "POST", "/api/v1/consents/anonymous", NONE, creates=True),
+    Operation(
+        "getOrganization",
+        "getOrgBySlug",
+        "GET",
+        "/api/v1/org/{slug}",
+        NONE,
+        params=(Param("slug", PATH, positional=True),),
+        doc="An organisation by its short name (slug).",
+    ),
+    Operation(
+        "getNotices",
+        "getNoticesForOrg",
+        "GET",
+        "/api/v1/org/{orgId}/notices",
+        NONE,
+        params=(Param("orgId", PATH, positional=True),),
+        doc="The organisation's published notices, under ``notices``.",
+    ),
+    Operation(
+        "getNotice",
+        "getNoticeById",
+        "GET",
+        "/api/v1/notices/{noticeId}",
+        NONE,
+        params=(Param("noticeId", PATH, positional=True),),
+        doc="One published notice.",
+    ),
+    Operation(
+        "getBannerConfig",
+        "getBannerConfig",
+        "GET",
+        "/api/v1/org/{orgId}/banner-config",
+        NONE,
+        params=(
+            Param("orgId", PATH, positional=True),
+            Param("domain", QUERY, optional=True),
+            Param("appId", QUERY, optional=True),
+        ),
+        doc=(
+            "Banner configuration for a web ``domain``, a native ``app_id``, or (neither) the\n"
+            "organisation default. When both are given the server uses ``domain``."
+        ),
+    ),
+    Operation(
+        "giveAnonymousConsent",
+        "giveConsentAnonymous",
+        "POST",
+        "/api/v1/consents/anonymous",
+        NONE,
+        creates=True,
+        params=(
+            Param("organizationId", BODY),
+            Param("noticeId", BODY),
+            Param("purpose", BODY),
+            Param("dataTypes", BODY, STRING_LIST),
+            Param("anonymousId", BODY),
+        ),
+        doc=(
+            "Record a guest's consent under a client-generated ``anonymous_id``; link it after sign-in\n"
+            "with :meth:`link_anonymous_consent`. A create call: see ``idempotency_key``."
+        ),
+    ),
     # No Idempotency-Key: the response carries a secret, and replaying it would mean storing it.
-    Operation("brokerToken", "brokerToken", "POST", "/api/v1/auth/broker-token", API_KEY),
+    Operation(
+        "brokerToken",
+        "brokerToken",
+        "POST",
+        "/api/v1/auth/broker-token",
+        API_KEY,
+        params=(Param("externalId", BODY, positional=True),),
+        doc=(
+            "Mint a short-lived principal access token for your user ``external_id`` and keep it for\n"
+            "this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.\n"
+            "Never retried: it takes no idempotency key, and the token is a secret."
+        ),
+        stores_token=True,
+    ),
     Operation(
         "linkAnonymousConsent",
         "linkAnonymousConsent",
@@ -52,12 +177,66 @@ OPERATIONS: Dict[str, Operation] = _table(
         "/api/v1/link-anonymous-consent",
         ACCESS_TOKEN,
         idempotent_by_contract=True,
+        params=(Param("anonymousId", BODY, positional=True),),
+        doc="Move a guest's anonymous consents to the signed-in principal. Idempotent.",
     ),
-    Operation("listDsrRequests", "listDsrRequestsForCurrentUser", "GET", "/api/v1/dsr", ACCESS_TOKEN),
-    Operation("createDsrRequest", "createDsrRequest", "POST", "/api/v1/dsr", ACCESS_TOKEN, creates=True),
-    Operation("listGrievances", "listGrievancesForCurrentUser", "GET", "/api/v1/grievances", ACCESS_TOKEN),
-    Operation("createGrievance", "createGrievance", "POST", "/api/v1/grievances", ACCESS_TOKEN, creates=True),
-    Operation("getNomination", "getNomination", "GET", "/api/v1/nomination", ACCESS_TOKEN),
+    Operation(
+        "listDsrRequests",
+        "listDsrRequestsForCurrentUser",
+        "GET",
+        "/api/v1/dsr",
+        ACCESS_TOKEN,
+        doc="The principal's own data-subject requests, under ``requests``.",
+    ),
+    Operation(
+        "createDsrRequest",
+        "createDsrRequest",
+        "POST",
+        "/api/v1/dsr",
+        ACCESS_TOKEN,
+        creates=True,
+        params=(
+            Param("organizationId", BODY),
+            Param("type", BODY),
+            Param("details", BODY, optional=True),
+        ),
+        doc=(
+            "File a data-subject request (``type``: summary, processors, correction or erasure).\n"
+            "\n"
+            "Passing an ``idempotency_key`` used before returns the original request and creates\n"
+            "nothing; without one the SDK mints a key for this call and reuses it on every retry."
+        ),
+    ),
+    Operation(
+        "listGrievances",
+        "listGrievancesForCurrentUser",
+        "GET",
+        "/api/v1/grievances",
+        ACCESS_TOKEN,
+        doc="The principal's own grievances, under ``grievances``.",
+    ),
+    Operation(
+        "createGrievance",
+        "createGrievance",
+        "POST",
+        "/api/v1/grievances",
+        ACCESS_TOKEN,
+        creates=True,
+        params=(
+            Param("organizationId", BODY),
+            Param("subject", BODY),
+            Param("description", BODY),
+        ),
+        doc="File a grievance. A create call: see ``idempotency_key`` on :meth:`create_dsr_request`.",
+    ),
+    Operation(
+        "getNomination",
+        "getNomination",
+        "GET",
+        "/api/v1/nomination",
+        ACCESS_TOKEN,
+        doc="The principal's active nomination, or ``None``.",
+    ),
     Operation(
         "upsertNomination",
         "upsertNomination",
@@ -65,6 +244,8 @@ OPERATIONS: Dict[str, Operation] = _table(
         "/api/v1/nomination",
         ACCESS_TOKEN,
         idempotent_by_contract=True,
+        params=(Param("nomineeName", BODY), Param("nomineeContact", BODY)),
+        doc="Set or replace the principal's nomination (the same record is updated, never a second one).",
     ),
     Operation(
         "revokeNomination",
@@ -73,12 +254,54 @@ OPERATIONS: Dict[str, Operation] = _table(
         "/api/v1/nomination",
         ACCESS_TOKEN,
         idempotent_by_contract=True,
+        doc="Revoke the principal's nomination; ``revoked`` is false when none was active.",
     ),
-    Operation("recordConsent", "recordConsent", "POST", "/cm/v1/consent", API_KEY, creates=True),
-    Operation("getConsent", "getConsent", "GET", "/cm/v1/consent/{consentId}", API_KEY),
+    Operation(
+        "recordConsent",
+        "recordConsent",
+        "POST",
+        "/cm/v1/consent",
+        API_KEY,
+        creates=True,
+        params=(
+            Param("email", BODY),
+            Param("noticeId", BODY),
+            Param("purpose", BODY),
+            Param("dataTypes", BODY, STRING_LIST),
+        ),
+        doc="Record consent for a known principal, found by ``email`` (``POST /cm/v1/consent``).",
+    ),
+    Operation(
+        "getConsent",
+        "getConsent",
+        "GET",
+        "/cm/v1/consent/{consentId}",
+        API_KEY,
+        params=(Param("consentId", PATH, positional=True),),
+        doc="One consent record.",
+    ),
     # Not safe to repeat: after a lost response the repeat would answer 409 CONFLICT.
-    Operation("withdrawConsent", "withdrawConsent", "DELETE", "/cm/v1/consent/{consentId}", API_KEY),
-    Operation("getConsentStatus", "getConsentStatus", "GET", "/api/v1/consent-status", API_KEY),
+    Operation(
+        "withdrawConsent",
+        "withdrawConsent",
+        "DELETE",
+        "/cm/v1/consent/{consentId}",
+        API_KEY,
+        params=(Param("consentId", PATH, positional=True),),
+        doc="Withdraw a consent. Withdrawing a withdrawn one is ``409 CONFLICT``, so this is never retried.",
+    ),
+    Operation(
+        "getConsentStatus",
+        "getConsentStatus",
+        "GET",
+        "/api/v1/consent-status",
+        API_KEY,
+        params=(Param("email", QUERY, optional=True), Param("externalId", QUERY, optional=True)),
+        doc=(
+            "Every consent of one principal, found by ``email`` or ``external_id`` (exactly one: the\n"
+            "server answers ``400 VALIDATION_ERROR`` to neither or both)."
+        ),
+    ),
     # Read-only: a repeat logs one more decision, which is what happened.
     Operation(
         "verifyConsent",
@@ -87,7 +310,24 @@ OPERATIONS: Dict[str, Operation] = _table(
         "/api/v1/consent/verify",
         API_KEY,
         idempotent_by_contract=True,
+        params=(Param("consentId", BODY, positional=True),),
+        doc="Consent Gate: ask before processing that depends on a consent; ``deny`` means stop.",
     ),
-    Operation("listGateDecisions", "listConsentGateDecisions", "GET", "/api/v1/consent/gate/decisions", API_KEY),
-    Operation("listGateAlerts", "listConsentGateBypassAlerts", "GET", "/api/v1/consent/gate/alerts", API_KEY),
+    Operation(
+        "listGateDecisions",
+        "listConsentGateDecisions",
+        "GET",
+        "/api/v1/consent/gate/decisions",
+        API_KEY,
+        params=(Param("limit", QUERY, "int", optional=True),),
+        doc="The gate's decision log, newest first (server default 50, at most 200).",
+    ),
+    Operation(
+        "listGateAlerts",
+        "listConsentGateBypassAlerts",
+        "GET",
+        "/api/v1/consent/gate/alerts",
+        API_KEY,
+        doc="Consents denied repeatedly inside the rolling window: processing that ignores the gate.",
+    ),
 )

@@ -1,17 +1,18 @@
-"""Writes guard/_models.py (TypedDicts of every response the SDK returns) from contract/openapi/v1.yaml.
+"""Writes guard/_models.py (TypedDicts of every response the SDK returns) from contract/openapi/v1.yaml,
+then guard/_methods.py (the clients' methods, scripts/generate_clients.py), whose return types come
+from it.
 
-    python scripts/generate_models.py           # rewrite guard/_models.py
-    python scripts/generate_models.py --check   # exit 1 if guard/_models.py is stale
+    python scripts/generate_models.py           # rewrite guard/_models.py and guard/_methods.py
+    python scripts/generate_models.py --check   # exit 1 if either is stale
 
-The generated file is committed; tests/test_models_fresh.py renders it again in memory and fails
-when it differs, so a contract change that is not regenerated fails the build. Needs PyYAML (in the
-``test`` extra), never at runtime.
+The generated files are committed; tests/test_contract_sync.py and tests/test_generated_code.py
+render them again in memory and fail when they differ, so a contract change that is not regenerated
+fails the build. Needs PyYAML (in the ``test`` extra), never at runtime.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import keyword
 import re
@@ -20,6 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+import generate_clients  # the sibling script: this directory is on sys.path when either is run
 import yaml
 
 SDK_ROOT = Path(__file__).resolve().parent.parent
@@ -28,21 +30,11 @@ CONTRACT = REPO_ROOT / "contract" / "openapi" / "v1.yaml"
 OUTPUT = SDK_ROOT / "guard" / "_models.py"
 
 
-def _load_operations() -> Dict[str, Any]:
-    """The SDK's method table, loaded from its file alone: the generator must run even when the
-    package cannot be imported (say, because the file it is about to write is broken)."""
-    path = SDK_ROOT / "guard" / "_operations.py"
-    spec = importlib.util.spec_from_file_location("_guard_operations", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module.OPERATIONS
+OPERATIONS = generate_clients.load_module("_guard_operations", SDK_ROOT / "guard" / "_operations.py").OPERATIONS
 
-
-OPERATIONS = _load_operations()
-
-# Names for response bodies the contract writes inline (component schemas keep their own name).
+# The SDK's names for response bodies the contract writes inline. A body the contract names as a
+# component schema takes the component's name instead; when that differs from the name here, the
+# name here is kept as a deprecated alias of it, so code that imported it keeps working.
 INLINE_RESPONSE_NAMES = {
     "getNoticesForOrg": "NoticeList",
     "getBannerConfig": "BannerConfig",
@@ -72,6 +64,7 @@ class Generator:
         self.schemas: Dict[str, Any] = document["components"]["schemas"]
         self.rendered: Dict[str, str] = {}  # type name -> source, in dependency order
         self.in_progress: set = set()
+        self.former_names: Dict[str, str] = {}  # deprecated alias -> the component name it stands for
 
     # ----- schema -> Python type expression --------------------------------------------------
 
@@ -138,7 +131,12 @@ class Generator:
             description = prop_schema.get("description") or target.get("description") or ""
             fields.append((prop, self.type_of(prop_schema, hint), prop in required, description))
         self.in_progress.discard(name)
-        self.rendered[name] = _typed_dict_source(name, schema.get("description", ""), fields)
+        description = schema.get("description", "")
+        formers = sorted(former for former, target in self.former_names.items() if target == name)
+        if formers:
+            note = ", ".join(f"``{former}``" for former in formers)
+            description = f"{description}\n\nAlso importable as {note}, its former name (deprecated).".strip()
+        self.rendered[name] = _typed_dict_source(name, description, fields)
 
     # ----- the module -------------------------------------------------------------------------------
 
@@ -150,15 +148,25 @@ class Generator:
             for op in item.values()
             if isinstance(op, dict) and "operationId" in op
         }
-        result: Dict[str, str] = {}
+        schemas = {}
         for operation in OPERATIONS.values():
             spec = operations[operation.operation_id]
             status = min(code for code in spec["responses"] if str(code).startswith("2"))
-            schema = spec["responses"][status]["content"]["application/json"]["schema"]
+            schemas[operation.operation_id] = spec["responses"][status]["content"]["application/json"]["schema"]
+        # Aliases first, so a component's docstring can name its former name however early it renders.
+        for operation_id, schema in schemas.items():
+            ref_name, _ = self.resolve(schema)
+            former = INLINE_RESPONSE_NAMES.get(operation_id)
+            if ref_name is not None and former is not None and former != ref_name:
+                if former in self.schemas:
+                    raise SystemExit(f"{operation_id}: the former name {former} is now another component's")
+                self.former_names[former] = ref_name
+        result: Dict[str, str] = {}
+        for operation_id, schema in schemas.items():
             ref_name, _ = self.resolve(schema)
             # An inline object without an entry in INLINE_RESPONSE_NAMES stops the generator below.
-            hint = ref_name or INLINE_RESPONSE_NAMES.get(operation.operation_id, "")
-            result[operation.operation_id] = self.type_of(schema, hint)
+            hint = ref_name or INLINE_RESPONSE_NAMES.get(operation_id, "")
+            result[operation_id] = self.type_of(schema, hint)
         return result
 
     def module(self) -> str:
@@ -190,6 +198,14 @@ class Generator:
         ]
         for source in self.rendered.values():
             lines += ["", source]
+        if self.former_names:
+            lines += [
+                "",
+                "# Former names of response types the contract has since named itself. Deprecated: use the",
+                "# name on the right.",
+                *[f"{former} = {target}" for former, target in sorted(self.former_names.items())],
+                "",
+            ]
         lines += [
             "",
             "# operationId -> the type its success body has; the client methods are annotated with these.",
@@ -202,7 +218,7 @@ class Generator:
             '    "ApiErrorCode",',
             '    "CONTRACT_VERSION",',
             '    "OPENAPI_DESCRIPTION_VERSION",',
-            *[f'    "{name}",' for name in sorted(self.rendered) if not name.startswith("_")],
+            *[f'    "{name}",' for name in sorted([*self.rendered, *self.former_names]) if not name.startswith("_")],
             "]",
         ]
         return "\n".join(lines) + "\n"
@@ -288,10 +304,30 @@ def _typed_dict_source(name: str, description: str, fields: List[Field]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(contract: Path = CONTRACT) -> str:
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML keeps the last of two equal keys without a word. Two schemas of one name would then
+    silently give a type the other's shape, so a repeated key stops the generator instead."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark, f"found the key {key!r} twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_contract(contract: Path = CONTRACT) -> Dict[str, Any]:
     with contract.open(encoding="utf-8") as handle:
-        document = yaml.safe_load(handle)
-    return Generator(document).module()
+        document: Dict[str, Any] = yaml.load(handle, Loader=_UniqueKeyLoader)
+    return document
+
+
+def render(contract: Path = CONTRACT) -> str:
+    return Generator(load_contract(contract)).module()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -304,10 +340,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if current != source:
             print(f"{OUTPUT.relative_to(REPO_ROOT)} is stale: run python scripts/generate_models.py", file=sys.stderr)
             return 1
-        return 0
+        return generate_clients.main(["--check"])
     OUTPUT.write_text(source, encoding="utf-8")
     print(f"wrote {OUTPUT.relative_to(REPO_ROOT)}")
-    return 0
+    return generate_clients.main([])
 
 
 if __name__ == "__main__":

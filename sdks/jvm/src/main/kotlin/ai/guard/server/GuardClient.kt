@@ -11,10 +11,10 @@ import ai.guard.server.models.BannerConfigQuery
 import ai.guard.server.models.BrokeredToken
 import ai.guard.server.models.ConsentGateAlertList
 import ai.guard.server.models.ConsentGateDecisionList
+import ai.guard.server.models.ConsentGateVerdict
 import ai.guard.server.models.ConsentRecord
 import ai.guard.server.models.ConsentStatus
 import ai.guard.server.models.ConsentStatusQuery
-import ai.guard.server.models.ConsentVerification
 import ai.guard.server.models.CreateDsrRequestInput
 import ai.guard.server.models.CreateGrievanceInput
 import ai.guard.server.models.DsrRequest
@@ -205,10 +205,10 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
 
     /** Consent Gate: ask before processing that depends on a consent; `deny` means stop. */
     @JvmOverloads
-    public fun verifyConsent(consentId: String, options: RequestOptions = RequestOptions.NONE): ConsentVerification =
+    public fun verifyConsent(consentId: String, options: RequestOptions = RequestOptions.NONE): ConsentGateVerdict =
         request(
             Op.post("/api/v1/consent/verify", Credential.API_KEY, body("consentId", consentId), naturallyIdempotent = true),
-            ConsentVerification.serializer(),
+            ConsentGateVerdict.serializer(),
             options,
         )
 

@@ -355,7 +355,7 @@ private fun callSdk(step: JsonObject, scope: Scope): JsonElement {
             }
             encode(ai.guard.server.models.ConsentStatus.serializer(), client.getConsentStatus(query, options))
         }
-        "verifyConsent" -> encode(ai.guard.server.models.ConsentVerification.serializer(), client.verifyConsent(string(args, 0), options))
+        "verifyConsent" -> encode(ai.guard.server.models.ConsentGateVerdict.serializer(), client.verifyConsent(string(args, 0), options))
         "listGateDecisions" -> {
             val q = optionalObject(args, 0)
             (q.keys - setOf("limit")).firstOrNull()?.let { throw StepFailure("unknown listGateDecisions key $it") }

@@ -8,10 +8,10 @@ import ai.guard.server.models.BannerConfigQuery
 import ai.guard.server.models.BrokeredToken
 import ai.guard.server.models.ConsentGateAlertList
 import ai.guard.server.models.ConsentGateDecisionList
+import ai.guard.server.models.ConsentGateVerdict
 import ai.guard.server.models.ConsentRecord
 import ai.guard.server.models.ConsentStatus
 import ai.guard.server.models.ConsentStatusQuery
-import ai.guard.server.models.ConsentVerification
 import ai.guard.server.models.CreateDsrRequestInput
 import ai.guard.server.models.CreateGrievanceInput
 import ai.guard.server.models.DsrRequest
@@ -118,7 +118,7 @@ class ContractTest {
         Triple("getNomination", "200", Nomination.serializer().nullable),
         Triple("upsertNomination", "200", Nomination.serializer()),
         Triple("revokeNomination", "200", NominationRevocation.serializer()),
-        Triple("verifyConsentGate", "200", ConsentVerification.serializer()),
+        Triple("verifyConsentGate", "200", ConsentGateVerdict.serializer()),
         Triple("listConsentGateDecisions", "200", ConsentGateDecisionList.serializer()),
         Triple("listConsentGateBypassAlerts", "200", ConsentGateAlertList.serializer()),
     )
@@ -138,6 +138,24 @@ class ContractTest {
             compare(operations.getValue(operationId).response(status), serializer.descriptor, operationId, problems)
             assertEquals(emptyList<String>(), problems)
         }
+    }
+
+    @Test
+    fun `a response the contract names is modelled by a class of that name`() {
+        val mismatched = responseModels.mapNotNull { (operationId, status, serializer) ->
+            val ref = operations.getValue(operationId).response(status)["\$ref"] as String? ?: return@mapNotNull null
+            val component = ref.substringAfterLast('/')
+            val model = serializer.descriptor.serialName.substringAfterLast('.').removeSuffix("?")
+            if (model == component) null else "$operationId: the contract's $component, the SDK's $model"
+        }
+        assertEquals(emptyList<String>(), mismatched)
+    }
+
+    @Test
+    @Suppress("DEPRECATION")
+    fun `the former name of the gate's answer still compiles`() {
+        val verdict: ai.guard.server.models.ConsentVerification = ConsentGateVerdict("allow", "consent_active", "cns_1")
+        assertTrue(verdict.isAllowed)
     }
 
     @TestFactory

@@ -5,7 +5,7 @@ import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 
-// Responses, one class per schema of contract/openapi/v1.yaml that the client returns. ModelsMatchContractTest
+// Responses, one class per schema of contract/openapi/v1.yaml that the client returns. ContractTest
 // walks each class against its schema (names, required-ness, nullability, JSON types) and fails when
 // the contract moves without them. Rules: a required property has no default; an optional one is
 // nullable with default null; a status-like enum is a String (the contract adds values in minor
@@ -227,9 +227,14 @@ public data class ConsentStatus(
     public val consents: List<ConsentStatusEntry>,
 )
 
-/** The Consent Gate's answer: may processing that depends on this consent go ahead? */
+/**
+ * `ConsentGateVerdict`: the Consent Gate's answer to [ai.guard.server.GuardClient.verifyConsent], may
+ * processing that depends on this consent go ahead? Not to be confused with [ConsentGateDecision], a
+ * row of the decision log, which adds who asked and when. Formerly `ConsentVerification`, which stays
+ * as a deprecated alias.
+ */
 @Serializable
-public data class ConsentVerification @JvmOverloads constructor(
+public data class ConsentGateVerdict @JvmOverloads constructor(
     /** `allow` or `deny`. */
     public val decision: String,
     /** `consent_active` or `consent_withdrawn`. */
@@ -241,6 +246,13 @@ public data class ConsentVerification @JvmOverloads constructor(
     /** True when [decision] is `allow`. */
     public val isAllowed: Boolean get() = decision == "allow"
 }
+
+/**
+ * The former name of [ConsentGateVerdict], kept so Kotlin code written against it still compiles. A
+ * type alias has no class file of its own, so Java code must use `ConsentGateVerdict`.
+ */
+@Deprecated("Renamed to ConsentGateVerdict, the contract's name for the Consent Gate's answer.", ReplaceWith("ConsentGateVerdict"))
+public typealias ConsentVerification = ConsentGateVerdict
 
 /** `ConsentGateDecision`: one immutable row of the Consent Gate decision log. */
 @Serializable

@@ -1,0 +1,478 @@
+"""The methods of GuardClient and AsyncGuardClient, generated from guard/_operations.py by
+scripts/generate_clients.py. Do not edit: change the table and run the generator (a test fails while
+this file is stale).
+
+Each method gathers its arguments by name and hands them to ``_call`` with its operation's name; the
+table says where each one goes. The two classes differ only in ``async``/``await``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence
+
+from ._base import ClientCore, PreparedCall
+from ._models import (
+    AnonymousConsent,
+    AnonymousConsentLink,
+    BannerConfig,
+    BrokeredToken,
+    ConsentGateAlerts,
+    ConsentGateDecisionList,
+    ConsentGateVerdict,
+    ConsentRecord,
+    ConsentStatus,
+    DsrRequest,
+    DsrRequestList,
+    Grievance,
+    GrievanceList,
+    Nomination,
+    NominationRevocation,
+    Notice,
+    NoticeList,
+    OrgSummary,
+)
+from ._options import RequestOptions
+
+__all__ = ["AsyncMethods", "SyncMethods"]
+
+
+class SyncMethods(ClientCore):
+    """The operations of :class:`guard.GuardClient`, one method each."""
+
+    def _send(self, call: PreparedCall) -> Any:
+        """Send ``call``, with retries. GuardClient implements it."""
+        raise NotImplementedError
+
+    def _call(
+        self,
+        method_name: str,
+        arguments: Dict[str, Any],
+        request_options: Optional[RequestOptions],
+        idempotency_key: Optional[str] = None,
+    ) -> Any:
+        return self._send(self._prepare(method_name, arguments, request_options, idempotency_key))
+
+    # ----- public (no credential) -----------------------------------------------------------------
+
+    def get_organization(self, slug: str, *, request_options: Optional[RequestOptions] = None) -> OrgSummary:
+        """An organisation by its short name (slug)."""
+        return self._call("getOrganization", {"slug": slug}, request_options)
+
+    def get_notices(self, org_id: str, *, request_options: Optional[RequestOptions] = None) -> NoticeList:
+        """The organisation's published notices, under ``notices``."""
+        return self._call("getNotices", {"org_id": org_id}, request_options)
+
+    def get_notice(self, notice_id: str, *, request_options: Optional[RequestOptions] = None) -> Notice:
+        """One published notice."""
+        return self._call("getNotice", {"notice_id": notice_id}, request_options)
+
+    def get_banner_config(
+        self,
+        org_id: str,
+        *,
+        domain: Optional[str] = None,
+        app_id: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> BannerConfig:
+        """Banner configuration for a web ``domain``, a native ``app_id``, or (neither) the
+        organisation default. When both are given the server uses ``domain``."""
+        return self._call("getBannerConfig", {"org_id": org_id, "domain": domain, "app_id": app_id}, request_options)
+
+    def give_anonymous_consent(
+        self,
+        *,
+        organization_id: str,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        anonymous_id: str,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AnonymousConsent:
+        """Record a guest's consent under a client-generated ``anonymous_id``; link it after sign-in
+        with :meth:`link_anonymous_consent`. A create call: see ``idempotency_key``."""
+        return self._call(
+            "giveAnonymousConsent",
+            {
+                "organization_id": organization_id,
+                "notice_id": notice_id,
+                "purpose": purpose,
+                "data_types": data_types,
+                "anonymous_id": anonymous_id,
+            },
+            request_options,
+            idempotency_key,
+        )
+
+    # ----- service API key ------------------------------------------------------------------------
+
+    def broker_token(self, external_id: str, *, request_options: Optional[RequestOptions] = None) -> BrokeredToken:
+        """Mint a short-lived principal access token for your user ``external_id`` and keep it for
+        this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.
+        Never retried: it takes no idempotency key, and the token is a secret."""
+        return self._call("brokerToken", {"external_id": external_id}, request_options)
+
+    def record_consent(
+        self,
+        *,
+        email: str,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentRecord:
+        """Record consent for a known principal, found by ``email`` (``POST /cm/v1/consent``)."""
+        return self._call(
+            "recordConsent",
+            {"email": email, "notice_id": notice_id, "purpose": purpose, "data_types": data_types},
+            request_options,
+            idempotency_key,
+        )
+
+    def get_consent(self, consent_id: str, *, request_options: Optional[RequestOptions] = None) -> ConsentRecord:
+        """One consent record."""
+        return self._call("getConsent", {"consent_id": consent_id}, request_options)
+
+    def withdraw_consent(self, consent_id: str, *, request_options: Optional[RequestOptions] = None) -> ConsentRecord:
+        """Withdraw a consent. Withdrawing a withdrawn one is ``409 CONFLICT``, so this is never retried."""
+        return self._call("withdrawConsent", {"consent_id": consent_id}, request_options)
+
+    def get_consent_status(
+        self,
+        *,
+        email: Optional[str] = None,
+        external_id: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentStatus:
+        """Every consent of one principal, found by ``email`` or ``external_id`` (exactly one: the
+        server answers ``400 VALIDATION_ERROR`` to neither or both)."""
+        return self._call("getConsentStatus", {"email": email, "external_id": external_id}, request_options)
+
+    def verify_consent(
+        self,
+        consent_id: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentGateVerdict:
+        """Consent Gate: ask before processing that depends on a consent; ``deny`` means stop."""
+        return self._call("verifyConsent", {"consent_id": consent_id}, request_options)
+
+    def list_gate_decisions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentGateDecisionList:
+        """The gate's decision log, newest first (server default 50, at most 200)."""
+        return self._call("listGateDecisions", {"limit": limit}, request_options)
+
+    def list_gate_alerts(self, *, request_options: Optional[RequestOptions] = None) -> ConsentGateAlerts:
+        """Consents denied repeatedly inside the rolling window: processing that ignores the gate."""
+        return self._call("listGateAlerts", {}, request_options)
+
+    # ----- principal access token -----------------------------------------------------------------
+
+    def link_anonymous_consent(
+        self,
+        anonymous_id: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AnonymousConsentLink:
+        """Move a guest's anonymous consents to the signed-in principal. Idempotent."""
+        return self._call("linkAnonymousConsent", {"anonymous_id": anonymous_id}, request_options)
+
+    def list_dsr_requests(self, *, request_options: Optional[RequestOptions] = None) -> DsrRequestList:
+        """The principal's own data-subject requests, under ``requests``."""
+        return self._call("listDsrRequests", {}, request_options)
+
+    def create_dsr_request(
+        self,
+        *,
+        organization_id: str,
+        type: str,
+        details: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> DsrRequest:
+        """File a data-subject request (``type``: summary, processors, correction or erasure).
+
+        Passing an ``idempotency_key`` used before returns the original request and creates
+        nothing; without one the SDK mints a key for this call and reuses it on every retry."""
+        return self._call(
+            "createDsrRequest",
+            {"organization_id": organization_id, "type": type, "details": details},
+            request_options,
+            idempotency_key,
+        )
+
+    def list_grievances(self, *, request_options: Optional[RequestOptions] = None) -> GrievanceList:
+        """The principal's own grievances, under ``grievances``."""
+        return self._call("listGrievances", {}, request_options)
+
+    def create_grievance(
+        self,
+        *,
+        organization_id: str,
+        subject: str,
+        description: str,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Grievance:
+        """File a grievance. A create call: see ``idempotency_key`` on :meth:`create_dsr_request`."""
+        return self._call(
+            "createGrievance",
+            {"organization_id": organization_id, "subject": subject, "description": description},
+            request_options,
+            idempotency_key,
+        )
+
+    def get_nomination(self, *, request_options: Optional[RequestOptions] = None) -> Optional[Nomination]:
+        """The principal's active nomination, or ``None``."""
+        return self._call("getNomination", {}, request_options)
+
+    def upsert_nomination(
+        self,
+        *,
+        nominee_name: str,
+        nominee_contact: str,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Nomination:
+        """Set or replace the principal's nomination (the same record is updated, never a second one)."""
+        return self._call(
+            "upsertNomination",
+            {"nominee_name": nominee_name, "nominee_contact": nominee_contact},
+            request_options,
+        )
+
+    def revoke_nomination(self, *, request_options: Optional[RequestOptions] = None) -> NominationRevocation:
+        """Revoke the principal's nomination; ``revoked`` is false when none was active."""
+        return self._call("revokeNomination", {}, request_options)
+
+
+class AsyncMethods(ClientCore):
+    """The operations of :class:`guard.AsyncGuardClient`, one method each."""
+
+    async def _send(self, call: PreparedCall) -> Any:
+        """Send ``call``, with retries. AsyncGuardClient implements it."""
+        raise NotImplementedError
+
+    async def _call(
+        self,
+        method_name: str,
+        arguments: Dict[str, Any],
+        request_options: Optional[RequestOptions],
+        idempotency_key: Optional[str] = None,
+    ) -> Any:
+        return await self._send(self._prepare(method_name, arguments, request_options, idempotency_key))
+
+    # ----- public (no credential) -----------------------------------------------------------------
+
+    async def get_organization(self, slug: str, *, request_options: Optional[RequestOptions] = None) -> OrgSummary:
+        """An organisation by its short name (slug)."""
+        return await self._call("getOrganization", {"slug": slug}, request_options)
+
+    async def get_notices(self, org_id: str, *, request_options: Optional[RequestOptions] = None) -> NoticeList:
+        """The organisation's published notices, under ``notices``."""
+        return await self._call("getNotices", {"org_id": org_id}, request_options)
+
+    async def get_notice(self, notice_id: str, *, request_options: Optional[RequestOptions] = None) -> Notice:
+        """One published notice."""
+        return await self._call("getNotice", {"notice_id": notice_id}, request_options)
+
+    async def get_banner_config(
+        self,
+        org_id: str,
+        *,
+        domain: Optional[str] = None,
+        app_id: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> BannerConfig:
+        """Banner configuration for a web ``domain``, a native ``app_id``, or (neither) the
+        organisation default. When both are given the server uses ``domain``."""
+        return await self._call(
+            "getBannerConfig",
+            {"org_id": org_id, "domain": domain, "app_id": app_id},
+            request_options,
+        )
+
+    async def give_anonymous_consent(
+        self,
+        *,
+        organization_id: str,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        anonymous_id: str,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AnonymousConsent:
+        """Record a guest's consent under a client-generated ``anonymous_id``; link it after sign-in
+        with :meth:`link_anonymous_consent`. A create call: see ``idempotency_key``."""
+        return await self._call(
+            "giveAnonymousConsent",
+            {
+                "organization_id": organization_id,
+                "notice_id": notice_id,
+                "purpose": purpose,
+                "data_types": data_types,
+                "anonymous_id": anonymous_id,
+            },
+            request_options,
+            idempotency_key,
+        )
+
+    # ----- service API key ------------------------------------------------------------------------
+
+    async def broker_token(
+        self,
+        external_id: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> BrokeredToken:
+        """Mint a short-lived principal access token for your user ``external_id`` and keep it for
+        this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.
+        Never retried: it takes no idempotency key, and the token is a secret."""
+        return await self._call("brokerToken", {"external_id": external_id}, request_options)
+
+    async def record_consent(
+        self,
+        *,
+        email: str,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentRecord:
+        """Record consent for a known principal, found by ``email`` (``POST /cm/v1/consent``)."""
+        return await self._call(
+            "recordConsent",
+            {"email": email, "notice_id": notice_id, "purpose": purpose, "data_types": data_types},
+            request_options,
+            idempotency_key,
+        )
+
+    async def get_consent(self, consent_id: str, *, request_options: Optional[RequestOptions] = None) -> ConsentRecord:
+        """One consent record."""
+        return await self._call("getConsent", {"consent_id": consent_id}, request_options)
+
+    async def withdraw_consent(
+        self,
+        consent_id: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentRecord:
+        """Withdraw a consent. Withdrawing a withdrawn one is ``409 CONFLICT``, so this is never retried."""
+        return await self._call("withdrawConsent", {"consent_id": consent_id}, request_options)
+
+    async def get_consent_status(
+        self,
+        *,
+        email: Optional[str] = None,
+        external_id: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentStatus:
+        """Every consent of one principal, found by ``email`` or ``external_id`` (exactly one: the
+        server answers ``400 VALIDATION_ERROR`` to neither or both)."""
+        return await self._call("getConsentStatus", {"email": email, "external_id": external_id}, request_options)
+
+    async def verify_consent(
+        self,
+        consent_id: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentGateVerdict:
+        """Consent Gate: ask before processing that depends on a consent; ``deny`` means stop."""
+        return await self._call("verifyConsent", {"consent_id": consent_id}, request_options)
+
+    async def list_gate_decisions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentGateDecisionList:
+        """The gate's decision log, newest first (server default 50, at most 200)."""
+        return await self._call("listGateDecisions", {"limit": limit}, request_options)
+
+    async def list_gate_alerts(self, *, request_options: Optional[RequestOptions] = None) -> ConsentGateAlerts:
+        """Consents denied repeatedly inside the rolling window: processing that ignores the gate."""
+        return await self._call("listGateAlerts", {}, request_options)
+
+    # ----- principal access token -----------------------------------------------------------------
+
+    async def link_anonymous_consent(
+        self,
+        anonymous_id: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AnonymousConsentLink:
+        """Move a guest's anonymous consents to the signed-in principal. Idempotent."""
+        return await self._call("linkAnonymousConsent", {"anonymous_id": anonymous_id}, request_options)
+
+    async def list_dsr_requests(self, *, request_options: Optional[RequestOptions] = None) -> DsrRequestList:
+        """The principal's own data-subject requests, under ``requests``."""
+        return await self._call("listDsrRequests", {}, request_options)
+
+    async def create_dsr_request(
+        self,
+        *,
+        organization_id: str,
+        type: str,
+        details: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> DsrRequest:
+        """File a data-subject request (``type``: summary, processors, correction or erasure).
+
+        Passing an ``idempotency_key`` used before returns the original request and creates
+        nothing; without one the SDK mints a key for this call and reuses it on every retry."""
+        return await self._call(
+            "createDsrRequest",
+            {"organization_id": organization_id, "type": type, "details": details},
+            request_options,
+            idempotency_key,
+        )
+
+    async def list_grievances(self, *, request_options: Optional[RequestOptions] = None) -> GrievanceList:
+        """The principal's own grievances, under ``grievances``."""
+        return await self._call("listGrievances", {}, request_options)
+
+    async def create_grievance(
+        self,
+        *,
+        organization_id: str,
+        subject: str,
+        description: str,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Grievance:
+        """File a grievance. A create call: see ``idempotency_key`` on :meth:`create_dsr_request`."""
+        return await self._call(
+            "createGrievance",
+            {"organization_id": organization_id, "subject": subject, "description": description},
+            request_options,
+            idempotency_key,
+        )
+
+    async def get_nomination(self, *, request_options: Optional[RequestOptions] = None) -> Optional[Nomination]:
+        """The principal's active nomination, or ``None``."""
+        return await self._call("getNomination", {}, request_options)
+
+    async def upsert_nomination(
+        self,
+        *,
+        nominee_name: str,
+        nominee_contact: str,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Nomination:
+        """Set or replace the principal's nomination (the same record is updated, never a second one)."""
+        return await self._call(
+            "upsertNomination",
+            {"nominee_name": nominee_name, "nominee_contact": nominee_contact},
+            request_options,
+        )
+
+    async def revoke_nomination(self, *, request_options: Optional[RequestOptions] = None) -> NominationRevocation:
+        """Revoke the principal's nomination; ``revoked`` is false when none was active."""
+        return await self._call("revokeNomination", {}, request_options)

@@ -1,0 +1,223 @@
+"""Writes guard/_methods.py, the methods of both clients, from the operations table guard/_operations.py.
+
+    python scripts/generate_clients.py           # rewrite guard/_methods.py
+    python scripts/generate_clients.py --check   # exit 1 if guard/_methods.py is stale
+
+``scripts/generate_models.py`` runs this too, after the models: a method's return type is the
+contract's (``RESPONSE_TYPES`` in guard/_models.py). The generated file is committed, so type
+checkers and IDEs see every method as written; tests/test_generated_clients.py renders it again in
+memory and fails when it differs.
+
+Each operation becomes two explicit methods, one on ``SyncMethods`` (the base of ``GuardClient``)
+and one on ``AsyncMethods`` (the base of ``AsyncGuardClient``), with the same signature and
+docstring. A method only gathers its arguments by name and hands them to ``_call`` with the
+operation's name; everything else (where each argument goes, credentials, headers, idempotency keys,
+retries) is read from the table at run time by code the two clients share.
+
+The layout is the one ``ruff format`` keeps: a statement on one line when it fits in 120 columns,
+otherwise one item per line with a trailing comma.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Dict, List, Optional, Set
+
+SDK_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = SDK_ROOT.parent.parent
+OUTPUT = SDK_ROOT / "guard" / "_methods.py"
+LINE_LENGTH = 120
+
+TYPING_NAMES = ("Any", "Dict", "List", "Optional", "Sequence", "Union")
+
+# The credential groups, in the order the methods appear (and the README lists them).
+SECTIONS = (
+    ("none", "public (no credential)"),
+    ("apiKey", "service API key"),
+    ("accessToken", "principal access token"),
+)
+
+HEADER = '''"""The methods of GuardClient and AsyncGuardClient, generated from guard/_operations.py by
+scripts/generate_clients.py. Do not edit: change the table and run the generator (a test fails while
+this file is stale).
+
+Each method gathers its arguments by name and hands them to ``_call`` with its operation's name; the
+table says where each one goes. The two classes differ only in ``async``/``await``.
+"""
+'''
+
+
+def load_module(name: str, path: Path) -> ModuleType:
+    """A module of the package loaded from its file alone: the generator must run even when the
+    package cannot be imported (say, because the file it is about to write is broken)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fits(line: str) -> bool:
+    return len(line) <= LINE_LENGTH
+
+
+def _joined(opening: str, items: List[str], closing: str, indent: str) -> List[str]:
+    """``opening + items + closing`` on one line if it fits, else one item per line."""
+    one_line = f"{indent}{opening}{', '.join(items)}{closing}"
+    if _fits(one_line):
+        return [one_line]
+    inner = indent + "    "
+    return [f"{indent}{opening}", *[f"{inner}{item}," for item in items], f"{indent}{closing}"]
+
+
+def _docstring(text: str, indent: str) -> List[str]:
+    lines = text.split("\n")
+    out = [f'{indent}"""{lines[0]}']
+    out += [f"{indent}{line}" if line else "" for line in lines[1:]]
+    out[-1] += '"""'
+    return out
+
+
+def _method(operation: Any, return_type: str, is_async: bool) -> List[str]:
+    indent = "    "
+    body_indent = indent * 2
+    parameters = ["self"]
+    positional = [param for param in operation.params if param.positional]
+    keyword = [param for param in operation.params if not param.positional]
+    for param in positional:
+        parameters.append(f"{param.name}: {param.annotation}")
+    parameters.append("*")
+    for param in keyword:
+        if param.optional:
+            parameters.append(f"{param.name}: Optional[{param.annotation}] = None")
+        else:
+            parameters.append(f"{param.name}: {param.annotation}")
+    if operation.creates:
+        parameters.append("idempotency_key: Optional[str] = None")
+    parameters.append("request_options: Optional[RequestOptions] = None")
+
+    define = "async def" if is_async else "def"
+    lines = _joined(f"{define} {operation.python_name}(", parameters, f") -> {return_type}:", indent)
+    lines += _docstring(operation.doc, body_indent)
+
+    arguments = "{" + ", ".join(f'"{param.name}": {param.name}' for param in operation.params) + "}"
+    call_items = [f'"{operation.method_name}"', arguments, "request_options"]
+    if operation.creates:
+        call_items.append("idempotency_key")
+    call = "return await self._call(" if is_async else "return self._call("
+    one_line = f"{body_indent}{call}{', '.join(call_items)})"
+    if _fits(one_line):
+        lines.append(one_line)
+    else:
+        inner = body_indent + "    "
+        lines.append(f"{body_indent}{call}")
+        for item in call_items:
+            if item is arguments and not _fits(f"{inner}{item},"):
+                entries = [f'"{param.name}": {param.name}' for param in operation.params]
+                lines += [f"{inner}{{", *[f"{inner}    {entry}," for entry in entries], f"{inner}}},"]
+            else:
+                lines.append(f"{inner}{item},")
+        lines.append(f"{body_indent})")
+    return lines
+
+
+def _class(name: str, client: str, operations: List[Any], response_types: Dict[str, str], is_async: bool) -> List[str]:
+    define = "async def" if is_async else "def"
+    wait = "await " if is_async else ""
+    lines = [
+        f"class {name}(ClientCore):",
+        f'    """The operations of :class:`guard.{client}`, one method each."""',
+        "",
+        f"    {define} _send(self, call: PreparedCall) -> Any:",
+        f'        """Send ``call``, with retries. {client} implements it."""',
+        "        raise NotImplementedError",
+        "",
+        f"    {define} _call(",
+        "        self,",
+        "        method_name: str,",
+        "        arguments: Dict[str, Any],",
+        "        request_options: Optional[RequestOptions],",
+        "        idempotency_key: Optional[str] = None,",
+        "    ) -> Any:",
+        f"        return {wait}self._send(self._prepare(method_name, arguments, request_options, idempotency_key))",
+    ]
+    for credential, title in SECTIONS:
+        group = [operation for operation in operations if operation.credential == credential]
+        if not group:
+            continue
+        lines += ["", f"    # ----- {title} ".ljust(100, "-")]
+        for operation in group:
+            lines += ["", *_method(operation, response_types[operation.operation_id], is_async)]
+    return lines
+
+
+def _names(annotations: List[str]) -> Set[str]:
+    return {name for text in annotations for name in re.findall(r"[A-Za-z_]\w*", text)}
+
+
+def render() -> str:
+    operations = list(load_module("_guard_operations", SDK_ROOT / "guard" / "_operations.py").OPERATIONS.values())
+    models = load_module("_guard_models", SDK_ROOT / "guard" / "_models.py")
+    response_types: Dict[str, str] = models.RESPONSE_TYPES
+    missing = [operation.operation_id for operation in operations if operation.operation_id not in response_types]
+    if missing:
+        raise SystemExit(f"no response type for {', '.join(missing)}: run python scripts/generate_models.py")
+    covered = {credential for credential, _ in SECTIONS}
+    stray = [operation.method_name for operation in operations if operation.credential not in covered]
+    if stray:
+        raise SystemExit(f"unknown credential on {', '.join(stray)}")
+
+    annotations = [response_types[operation.operation_id] for operation in operations]
+    annotations += [param.annotation for operation in operations for param in operation.params]
+    used = _names(annotations)
+    model_names = sorted(used & set(models.__all__))
+    typing_names = sorted({"Any", "Dict", "Optional"} | (used & set(TYPING_NAMES)))
+
+    lines = [
+        HEADER,
+        "from __future__ import annotations",
+        "",
+        f"from typing import {', '.join(typing_names)}",
+        "",
+        "from ._base import ClientCore, PreparedCall",
+        # One name per line, which ruff format keeps because of the trailing comma.
+        "from ._models import (",
+        *[f"    {name}," for name in model_names],
+        ")",
+        "from ._options import RequestOptions",
+        "",
+        '__all__ = ["AsyncMethods", "SyncMethods"]',
+        "",
+        "",
+        *_class("SyncMethods", "GuardClient", operations, response_types, is_async=False),
+        "",
+        "",
+        *_class("AsyncMethods", "AsyncGuardClient", operations, response_types, is_async=True),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the generated file is stale")
+    args = parser.parse_args(argv)
+    source = render()
+    if args.check:
+        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        if current != source:
+            print(f"{OUTPUT.relative_to(REPO_ROOT)} is stale: run python scripts/generate_clients.py", file=sys.stderr)
+            return 1
+        return 0
+    OUTPUT.write_text(source, encoding="utf-8")
+    print(f"wrote {OUTPUT.relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

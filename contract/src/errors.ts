@@ -1,7 +1,8 @@
 // The error catalog: `contract/errors.json` is the data; this module is its typed view.
 // The code lists below are written out by hand on purpose: they give SDKs and the server a literal
-// union to switch on, and `contract/test/catalog.test.ts` fails when they, the JSON catalog and the
-// OpenAPI description (`ApiError.code` `x-guard-codes`) disagree in either direction.
+// union to switch on, and `contract/test/error-catalog.test.ts` and `catalog-openapi.test.ts` fail
+// when they, the JSON catalog and the OpenAPI description (`ApiError.code` `x-guard-codes`)
+// disagree in either direction.
 import { readFileSync } from "node:fs";
 
 /** Codes `/api/v1` (and `/cm/v1`) can return, in catalog order: contract 1.6.0 first, then 1.7.0's. */

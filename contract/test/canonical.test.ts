@@ -24,7 +24,7 @@ import {
   type CaptureArtifactSession,
   type StandardWebhookHeaders,
 } from "../src/index.js";
-import { buildAllVectors, VECTORS_DIR } from "../scripts/generate-vectors.js";
+import { buildAllVectors, VECTORS_DIR } from "../scripts/vectors/index.js";
 
 interface VectorCase {
   id: string;

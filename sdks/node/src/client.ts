@@ -23,6 +23,7 @@ import type {
   BannerConfig,
   BannerScope,
   BrokeredToken,
+  ConsentGateVerdict,
   ConsentRecord,
   ConsentStatus,
   ConsentStatusQuery,
@@ -31,7 +32,6 @@ import type {
   DsrRequest,
   DsrRequestList,
   GateAlerts,
-  GateDecision,
   GateDecisionList,
   Grievance,
   GrievanceList,
@@ -287,7 +287,7 @@ export class GuardClient {
   }
 
   /** Consent Gate: ask before processing that depends on a consent; `deny` means stop. */
-  verifyConsent(consentId: string, options?: RequestOptions): Promise<GateDecision> {
+  verifyConsent(consentId: string, options?: RequestOptions): Promise<ConsentGateVerdict> {
     return this.request(
       {
         method: "POST",

@@ -42,7 +42,11 @@ export type ConsentStatus = Schemas["ConsentStatus"];
 export type ConsentStatusQuery =
   { email: string; externalId?: never } | { externalId: string; email?: never };
 
-export type GateDecision = ResponseBody<"verifyConsentGate", 200>;
+/** The Consent Gate's answer to `verifyConsent`: `allow` or `deny`, and why. */
+export type ConsentGateVerdict = Schemas["ConsentGateVerdict"];
+/** @deprecated The same type as {@link ConsentGateVerdict}, the contract's name for the gate's answer. */
+export type GateDecision = ConsentGateVerdict;
+/** One row of the gate's decision log (`listGateDecisions`), not the answer `verifyConsent` gives. */
 export type ConsentGateDecision = Schemas["ConsentGateDecision"];
 export type GateDecisionList = ResponseBody<"listConsentGateDecisions", 200>;
 export type GateAlerts = ResponseBody<"listConsentGateBypassAlerts", 200>;

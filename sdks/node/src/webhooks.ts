@@ -1,24 +1,28 @@
 // Verifying Guard's webhook deliveries (contract/specs/webhooks.md; every case of
 // contract/vectors/webhook-signature.json runs in test/vectors.test.ts). One endpoint secret
-// (`whsec_…`) feeds both schemes, as a different key in each.
-import { createHmac, timingSafeEqual } from "node:crypto";
+// (`whsec_…`) feeds both schemes, as a different key in each. The checks themselves are the
+// contract's own module, the one the server signs with; scripts/build.mjs copies it into the package.
+// This file only adapts it to the SDK's signatures: a positional API, header lookup in any case or
+// through Fetch `Headers`, `{ valid }` results and the SDK's error class.
+import {
+  STANDARD_WEBHOOK_TOLERANCE_SECONDS,
+  verifyDpdpSignature,
+  verifyStandardWebhook as verifyStandardWebhookHeaders,
+  WEBHOOK_SECRET_PREFIX,
+  WebhookSecretError,
+  type StandardWebhookFailureReason,
+} from "../../../contract/src/canonical/webhook-signature.js";
 import { GuardWebhookSecretError } from "./errors.js";
 
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
+export { WEBHOOK_SECRET_PREFIX };
+export type { StandardWebhookFailureReason };
 /** The Standard Webhooks replay window, applied in both directions. */
-export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
+export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = STANDARD_WEBHOOK_TOLERANCE_SECONDS;
 
 export type RawBody = string | Uint8Array;
 type HeaderValue = string | readonly string[] | null | undefined;
 /** Node's `req.headers`, a plain object with any case of names, or a Fetch `Headers`. */
 export type WebhookHeaders = Headers | Record<string, HeaderValue>;
-
-const bytes = (rawBody: RawBody): Buffer =>
-  typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : Buffer.from(rawBody);
-
-// WHATWG ASCII whitespace only: a NO-BREAK SPACE around the digits is not "whitespace" here.
-const SURROUNDING_ASCII_WHITESPACE = /^[\t\n\f\r ]+|[\t\n\f\r ]+$/g;
-const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
 /**
  * Checks `X-DPDP-Signature` (contract 1.6.0's header): exactly 64 hex digits, either case, equal in
@@ -30,23 +34,12 @@ export function verifyWebhookSignature(
   rawBody: RawBody,
   signatureHeader: string | readonly string[] | null | undefined,
 ): boolean {
+  // An empty key still makes an HMAC, so a missing secret would read as "every delivery forged".
   if (typeof secret !== "string" || secret === "") {
     throw new GuardWebhookSecretError("verifyWebhookSignature needs the endpoint's secret (whsec_…)");
   }
-  if (typeof signatureHeader !== "string") return false;
-  const digits = signatureHeader.replace(SURROUNDING_ASCII_WHITESPACE, "");
-  if (!SHA256_HEX.test(digits)) return false;
-  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(bytes(rawBody)).digest();
-  return timingSafeEqual(Buffer.from(digits, "hex"), expected);
+  return verifyDpdpSignature(secret, rawBody, signatureHeader);
 }
-
-/** Why a Standard Webhooks delivery did not verify (checked in this order). */
-export type StandardWebhookFailureReason =
-  | "missing_header"
-  | "invalid_timestamp"
-  | "timestamp_too_old"
-  | "timestamp_too_new"
-  | "no_matching_signature";
 
 export type StandardWebhookVerification =
   { valid: true } | { valid: false; reason: StandardWebhookFailureReason };
@@ -58,23 +51,6 @@ export interface StandardWebhookOptions {
   nowSeconds?: number;
 }
 
-const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** The Standard Webhooks key: the base64 after `whsec_` (bare base64 is accepted too). */
-function standardWebhookKey(secret: string): Buffer {
-  if (typeof secret !== "string") throw new GuardWebhookSecretError("the webhook secret must be a string");
-  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX)
-    ? secret.slice(WEBHOOK_SECRET_PREFIX.length)
-    : secret;
-  const key = CANONICAL_BASE64.test(encoded) ? Buffer.from(encoded, "base64") : undefined;
-  if (!key || key.length === 0 || key.toString("base64") !== encoded) {
-    throw new GuardWebhookSecretError(
-      `the webhook secret must be "${WEBHOOK_SECRET_PREFIX}" followed by padded standard base64, as the dashboard shows it`,
-    );
-  }
-  return key;
-}
-
 function header(headers: WebhookHeaders, name: string): HeaderValue {
   if (typeof Headers !== "undefined" && headers instanceof Headers) return headers.get(name);
   const record = headers as Record<string, HeaderValue>;
@@ -83,7 +59,7 @@ function header(headers: WebhookHeaders, name: string): HeaderValue {
   return key === undefined ? undefined : record[key];
 }
 
-const present = (value: HeaderValue): value is string => typeof value === "string" && value !== "";
+const MALFORMED_SECRET = `the webhook secret must be "${WEBHOOK_SECRET_PREFIX}" followed by padded standard base64, as the dashboard shows it`;
 
 /**
  * Checks the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`):
@@ -99,41 +75,25 @@ export function verifyStandardWebhook(
   headers: WebhookHeaders,
   options: StandardWebhookOptions = {},
 ): StandardWebhookVerification {
-  const key = standardWebhookKey(secret);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  // NaN would make every comparison false and so silently open the window.
-  if (typeof tolerance !== "number" || !Number.isFinite(tolerance) || tolerance < 0) {
-    throw new RangeError("toleranceSeconds must be a non-negative number");
+  if (typeof secret !== "string") throw new GuardWebhookSecretError(MALFORMED_SECRET);
+  try {
+    const outcome = verifyStandardWebhookHeaders({
+      secret,
+      body: rawBody,
+      headers: {
+        "webhook-id": header(headers, "webhook-id"),
+        "webhook-timestamp": header(headers, "webhook-timestamp"),
+        "webhook-signature": header(headers, "webhook-signature"),
+      },
+      toleranceSeconds: options.toleranceSeconds,
+      nowSeconds: options.nowSeconds,
+    });
+    return outcome.ok ? { valid: true } : { valid: false, reason: outcome.reason };
+  } catch (error) {
+    // Callers catch the SDK's GuardError tree, never the contract's own classes.
+    if (error instanceof WebhookSecretError) {
+      throw new GuardWebhookSecretError(MALFORMED_SECRET, { cause: error });
+    }
+    throw error;
   }
-  if (typeof now !== "number" || !Number.isFinite(now))
-    throw new RangeError("nowSeconds must be a finite number");
-
-  const id = header(headers, "webhook-id");
-  const timestamp = header(headers, "webhook-timestamp");
-  const signatures = header(headers, "webhook-signature");
-  if (!present(id) || !present(timestamp) || !present(signatures))
-    return { valid: false, reason: "missing_header" };
-
-  const seconds = Number(timestamp);
-  if (!/^[0-9]+$/.test(timestamp) || !Number.isSafeInteger(seconds))
-    return { valid: false, reason: "invalid_timestamp" };
-  if (now - seconds > tolerance) return { valid: false, reason: "timestamp_too_old" };
-  if (seconds - now > tolerance) return { valid: false, reason: "timestamp_too_new" };
-
-  const expected = Buffer.from(
-    createHmac("sha256", key)
-      .update(Buffer.from(`${id}.${timestamp}.`, "utf8"))
-      .update(bytes(rawBody))
-      .digest("base64"),
-    "ascii",
-  );
-  // Single spaces separate entries (key rotation sends several); a tab belongs to an entry.
-  for (const entry of signatures.split(" ")) {
-    const comma = entry.indexOf(",");
-    if (comma === -1 || entry.slice(0, comma) !== "v1") continue;
-    const received = Buffer.from(entry.slice(comma + 1), "utf8");
-    if (received.length === expected.length && timingSafeEqual(received, expected)) return { valid: true };
-  }
-  return { valid: false, reason: "no_matching_signature" };
 }

@@ -80,7 +80,38 @@ test("the tarball holds both builds with declarations, and no sources or tests",
   );
 });
 
-// The same program in both formats: a client over a stub fetch, its error type, and a verifier.
+test("the tarball is self-contained: the contract's canonical modules are inside, nothing points outside", () => {
+  for (const format of ["esm", "cjs"]) {
+    for (const file of ["audit-hash", "webhook-signature"]) {
+      const packed = `dist/${format}/canonical/${file}.js`;
+      assert.ok(packedFiles.includes(packed), `${packed} is missing from the tarball`);
+    }
+  }
+  const installed = path.join(consumer, "node_modules", manifest.name);
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
+  for (const file of packedFiles.filter((f) => /\.(?:js|d\.ts)$/.test(f))) {
+    const text = fs.readFileSync(path.join(installed, file), "utf8");
+    for (const [, target = ""] of text.matchAll(specifier)) {
+      if (target.startsWith("node:")) continue;
+      assert.ok(target.startsWith("./") || target.startsWith("../"), `${file} imports ${target}`);
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
+      // A declaration file names the module (`./x.js`); its own declarations are `./x.d.ts`.
+      const expected = file.endsWith(".d.ts") ? resolved.replace(/\.js$/, ".d.ts") : resolved;
+      assert.ok(packedFiles.includes(expected), `${file} imports ${target}, which is not in the tarball`);
+    }
+  }
+});
+
+// The same program in both formats: a client over a stub fetch, its error type, and the helpers
+// built from the contract's canonical modules.
+const auditExample = JSON.parse(
+  fs.readFileSync(path.join(repoRoot, "contract/vectors/audit-hash.json"), "utf8"),
+) as {
+  testSecret: string;
+  cases: { id: string; input: unknown; expected?: string }[];
+};
+const contractExample = auditExample.cases.find((c) => c.id === "contract-example")!;
+
 const program = (load: string) => `${load}
 const seen = [];
 const client = new GuardClient({
@@ -98,19 +129,25 @@ try {
 }
 const body = '{"eventId":"evt_1"}';
 const header = createHmac("sha256", "whsec_test").update(body).digest("hex");
-console.log(JSON.stringify({ code, sdk: seen[0], verified: verifyWebhookSignature("whsec_test", body, header) }));
+const audit = computeAuditHash(${JSON.stringify(auditExample.testSecret)}, ${JSON.stringify(contractExample.input)});
+console.log(JSON.stringify({ code, sdk: seen[0], verified: verifyWebhookSignature("whsec_test", body, header), audit }));
 `;
 
 function expectOutput(file: string): void {
   const out = JSON.parse(run(process.execPath, [file], consumer)) as Record<string, unknown>;
-  assert.deepEqual(out, { code: "NOT_FOUND", sdk: `@guard/server/${VERSION}`, verified: true });
+  assert.deepEqual(out, {
+    code: "NOT_FOUND",
+    sdk: `@guard/server/${VERSION}`,
+    verified: true,
+    audit: contractExample.expected,
+  });
 }
 
 test("ES modules: import from the installed tarball", () => {
   const file = path.join(consumer, "esm.mjs");
   fs.writeFileSync(
     file,
-    program(`import { GuardClient, GuardApiError, verifyWebhookSignature } from "@guard/server";
+    program(`import { GuardClient, GuardApiError, computeAuditHash, verifyWebhookSignature } from "@guard/server";
 import { createHmac } from "node:crypto";`),
   );
   expectOutput(file);
@@ -121,7 +158,7 @@ test("CommonJS: require the installed tarball", () => {
   fs.writeFileSync(
     file,
     `(async () => {
-${program(`const { GuardClient, GuardApiError, verifyWebhookSignature } = require("@guard/server");
+${program(`const { GuardClient, GuardApiError, computeAuditHash, verifyWebhookSignature } = require("@guard/server");
 const { createHmac } = require("node:crypto");`)}
 })();`,
   );
@@ -132,10 +169,13 @@ test("the declarations type-check in both module formats", () => {
   const use = `
 const client = new GuardClient({ baseUrl: "https://guard.example.com", apiKey: "gk_live_x" });
 export async function gate(consentId: string): Promise<boolean> {
-  const decision = await client.verifyConsent(consentId, { timeoutMs: 5000 });
+  const decision: ConsentGateVerdict = await client.verifyConsent(consentId, { timeoutMs: 5000 });
+  const earlierName: GateDecision = decision;
   const dsr = await client.createDsrRequest({ organizationId: "org_0123456789", type: "erasure" }, "key-1");
   const status: string = dsr.status;
-  return decision.decision === "allow" && status !== "" && hasConsent([{ purpose: "M", withdrawnAt: null }], "M");
+  return (
+    earlierName.decision === "allow" && status !== "" && hasConsent([{ purpose: "M", withdrawnAt: null }], "M")
+  );
 }
 // @ts-expect-error: an unknown DSR type is a compile error
 void client.createDsrRequest({ organizationId: "org_0123456789", type: "everything" });
@@ -143,11 +183,11 @@ export type Check = GuardApiError["code"];
 `;
   fs.writeFileSync(
     path.join(consumer, "esm-use.mts"),
-    `import { GuardClient, hasConsent, type GuardApiError } from "@guard/server";\n${use}`,
+    `import { GuardClient, hasConsent, type ConsentGateVerdict, type GateDecision, type GuardApiError } from "@guard/server";\n${use}`,
   );
   fs.writeFileSync(
     path.join(consumer, "cjs-use.cts"),
-    `import sdk = require("@guard/server");\nconst { GuardClient, hasConsent } = sdk;\ntype GuardApiError = sdk.GuardApiError;\n${use}`,
+    `import sdk = require("@guard/server");\nconst { GuardClient, hasConsent } = sdk;\ntype GuardApiError = sdk.GuardApiError;\ntype ConsentGateVerdict = sdk.ConsentGateVerdict;\ntype GateDecision = sdk.GateDecision;\n${use}`,
   );
   fs.writeFileSync(
     path.join(consumer, "tsconfig.json"),

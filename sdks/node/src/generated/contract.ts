@@ -2147,6 +2147,15 @@ export interface components {
             /** @description Every consent of the principal at the calling key's organisation, newest first. */
             consents: components["schemas"]["ConsentStatusEntry"][];
         };
+        ConsentGateVerdict: {
+            /** @enum {string} */
+            decision: "allow" | "deny";
+            /** @enum {string} */
+            reason: "consent_active" | "consent_withdrawn";
+            consentId: string;
+            /** @description Id of the decision row this answer logged (the `decisionId` of the decision log); absent while decision recording is switched off. Added in 2.10.0. */
+            decisionId?: string;
+        };
         /** @description One immutable row of the Consent Gate decision audit log, written by `POST /api/v1/consent/verify` while decision recording is on. */
         ConsentGateDecision: {
             /** @description Stable id for this decision row, usable as a de-duplication key when tailing the log. */
@@ -5326,15 +5335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        decision: "allow" | "deny";
-                        /** @enum {string} */
-                        reason: "consent_active" | "consent_withdrawn";
-                        consentId: string;
-                        /** @description Id of the decision row this answer logged (the `decisionId` of the decision log); absent while decision recording is switched off. Added in 2.10.0. */
-                        decisionId?: string;
-                    };
+                    "application/json": components["schemas"]["ConsentGateVerdict"];
                 };
             };
             /** @description Missing or malformed JSON body, a missing `consentId`, or one that is not a well-formed id (`VALIDATION_ERROR`). */

@@ -6,15 +6,14 @@
 // Prints figures; asserts nothing.
 //
 // The organisation holds `--consents` consents (one in ten withdrawn), so the group statement
-// reads a consents table of a realistic size. Every request verifies the same one: varying the
-// body per request costs autocannon more per request than it does a fixed body (5-25 µs when it
-// rebuilds each request; 12-18 µs against the gate with an instance per connection), measured,
-// and on two cores the load generator's cost would weigh on the figures.
+// reads a consents table of a realistic size. Every request verifies the same one: a body varied
+// per request costs autocannon more per request than a fixed one, and on a small machine the load
+// generator's cost weighs on the figures (bench/README.md).
 //
 // A shared machine drifts by tens of percent within minutes, so the targets are measured in
 // alternating rounds (bare, gate on PGlite, gate on PostgreSQL, bare, ...) at each concurrency and
 // each figure is the median of its rounds; the ratio compares medians taken in the same rounds.
-// Target (issue 3): the gate reaches at least half the bare route's requests/s.
+// Target: at 64 connections the gate reaches at least half the bare route's requests/s.
 //   node --import tsx bench/gate-verify.mjs [--duration 6] [--rounds 3] [--connections 16,64]
 //                                           [--engines pglite,postgres] [--consents 5000]
 import { spawn } from "node:child_process";

@@ -73,10 +73,6 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && KNOWN_CODES.has(value);
 }
 
-export function isApiErrorCode(value: unknown): value is ApiErrorCode {
-  return isErrorCode(value) && (API_ERROR_CODES as readonly string[]).includes(value);
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

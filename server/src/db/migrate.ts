@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Database } from "./database.js";
+import type { Database, Queryable } from "./database.js";
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 // An arbitrary constant naming "Guard's migration lock" for pg_advisory_xact_lock.
@@ -13,6 +13,26 @@ const MIGRATION_LOCK_ID = 7_155_052_001;
 export interface Migration {
   id: string;
   sql: string;
+}
+
+// Before the first release, migrations that created objects a later one dropped were folded, so
+// that each object is created once, in its final form: 0040_gate_decisions replaces these five and
+// took the decision log's first table out of 0003_consents. A database that applied all five has
+// exactly 0040_gate_decisions's schema, so that is recorded for it too (the old ids stay, so a
+// Guard from before the fold still finds itself up to date); one that applied 0003_consents and
+// only some of them holds a schema no shipped migration leads on from, and is refused.
+const FOLDED_INTO = "0040_gate_decisions";
+const FOLDED = [
+  "0040_gate_decisions_time_order",
+  "0041_gate_record_decisions",
+  "0042_gate_decisions_by_consent",
+  "0043_gate_statement_prepared",
+  "0044_gate_decision_groups",
+];
+
+/** A database this Guard cannot migrate; the message says why and what to do. */
+export class MigrationError extends Error {
+  override name = "MigrationError";
 }
 
 let migrations: Migration[] | undefined;
@@ -42,6 +62,7 @@ export async function migrate(db: Database, now: number = Date.now()): Promise<s
         (r) => r.migration_id,
       ),
     );
+    await recordFoldedMigrations(tx, applied);
     const pending = listMigrations().filter((m) => !applied.has(m.id));
     for (const migration of pending) {
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
@@ -52,6 +73,26 @@ export async function migrate(db: Database, now: number = Date.now()): Promise<s
     }
     return pending.map((m) => m.id);
   });
+}
+
+/** Records FOLDED_INTO for a database that applied everything it replaces; refuses a partial one. */
+async function recordFoldedMigrations(tx: Queryable, applied: Set<string>): Promise<void> {
+  if (applied.has(FOLDED_INTO) || !applied.has("0003_consents")) return;
+  const missing = FOLDED.filter((id) => !applied.has(id));
+  if (missing.length > 0) {
+    throw new MigrationError(
+      `This database was created by a pre-release Guard whose migrations have since been folded ` +
+        `together (it applied 0003_consents but not ${missing.join(", ")}), so it cannot be migrated. Recreate it: move the ` +
+        `data directory aside (GUARD_DATA_DIR or --data-dir, default ./.guard-data), or drop and ` +
+        `recreate the PostgreSQL database named by DATABASE_URL, then start Guard again.`,
+    );
+  }
+  await tx.query(
+    `INSERT INTO schema_migrations (migration_id, applied_at)
+     SELECT $1, max(applied_at) FROM schema_migrations WHERE migration_id = ANY($2::text[])`,
+    [FOLDED_INTO, FOLDED],
+  );
+  applied.add(FOLDED_INTO);
 }
 
 /** True when every known migration has been applied (readiness). */

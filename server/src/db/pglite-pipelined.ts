@@ -6,22 +6,13 @@
 //
 // Why not PGlite's own `query()`: it makes six separate calls into the WebAssembly database per
 // statement (Parse, then Describe to learn the parameter types, then Bind, Describe, Execute,
-// Sync). Measured on a 1 000-row table in a data directory, warmed up, alternating: a
-// primary-key read costs 157–173 µs through `query()` and 103–104 µs here. And since both engines
-// now serialise parameters and parse results with the same rules (node-postgres's), a statement
-// behaves the same on either.
+// Sync); one call is cheaper. And since both engines serialise parameters and parse results with
+// the same rules (node-postgres's), a statement behaves the same on either.
 //
-// PGlite runs on the server's own thread. A worker thread owning PGlite (these same bytes posted
-// to it, its raw answers posted back) was built and measured twice on the 2-core bench machine,
-// with the load generator on the same two cores, and the gate got slower both times:
-// - before prepared statements: the server thread's CPU per verification fell from about 100 to
-//   71–88 µs, but the worker spent 38–65 µs of its own (64 connections: 8.9–11.2k req/s with the
-//   worker, 10–13k in-process);
-// - with prepared statements, groups averaging 31 verifications: the server thread still spent
-//   58–63 µs per verification (in-process: 62 µs, database included) and the worker 30 µs, for
-//   12.0–13.1k req/s against 16.0k in-process. The likely cause: three busy threads on two cores
-//   pay more in context switches and cold caches than the hand-off saves (not measured directly).
-// Worth measuring again where there are cores to spare.
+// PGlite runs on the server's own thread. Handing its statements to a worker thread (these same
+// bytes posted to it, its raw answers posted back) saves the server thread less than the extra
+// busy thread costs in context switches and cold caches when cores are few, as on a machine that
+// also runs the load generator. Figures, and when to measure it again: bench/README.md.
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { serialize } from "pg-protocol";

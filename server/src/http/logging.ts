@@ -1,10 +1,9 @@
 // How the app logs: one set of pino options (redaction, a path-only request serializer), and who
 // owns the logger. Fastify logs each request ("incoming request", "request completed") at info. A
 // Fastify that has a logger times every request and listens for the end of its response to write
-// the second line, whatever the level: measured with callgrind, about 8 000 instructions per
-// request, where a whole bare Fastify route takes 91 000. So when info is off
+// the second line, whatever the level, a cost every request pays. So when info is off
 // (GUARD_LOG_LEVEL=warn, the setting for a busy gate) Fastify gets no logger of its own; each
-// request's logger (`request.log`, for errors and warnings, bound to the request id as before) and
+// request's logger (`request.log`, for errors and warnings, bound to the request id) and
 // the service logger come from Guard's own pino, made with the same options.
 import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from "fastify";
 import pino from "pino";

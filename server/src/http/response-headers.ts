@@ -1,8 +1,7 @@
 // The headers every response carries: the request id (also in every error body) and nosniff.
 // They are set where every response passes (a contract route's first hook, the one error path,
 // the API reference's own hook) rather than in an app-wide `onRequest` hook: a hook of its own is
-// a pass through Fastify's hook runner on every request, about 4 800 instructions by callgrind
-// against 91 000 for a whole bare route.
+// a pass through Fastify's hook runner on every request.
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 export function stampResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {

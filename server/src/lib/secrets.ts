@@ -9,8 +9,9 @@ import {
   type ScryptOptions,
 } from "node:crypto";
 
-// crypto.hash (Node >= 20.12) hashes a short string about four times faster than a Hash object;
-// every API-key request pays for one. Older Node 20 releases fall back to createHash.
+// crypto.hash (Node >= 20.12), one call without a Hash object, is the faster way to hash a short
+// string (Node's documentation); every API-key request pays for one. Older Node 20 releases fall
+// back to createHash.
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 /**
@@ -35,8 +36,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
-// scrypt parameters: N=2^15, r=8, p=1 uses 32 MiB and ~60 ms here; stored with each hash so they
-// can be raised later without invalidating existing passwords.
+// scrypt parameters: N=2^15, r=8, p=1 uses 32 MiB (128 * N * r bytes) per hash, so each sign-in
+// is deliberately slow; stored with each hash so they can be raised later without invalidating
+// existing passwords.
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltLength: 16 };
 
 function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {

@@ -85,20 +85,6 @@ CREATE TABLE parental_verifications (
 );
 CREATE INDEX parental_verifications_by_principal ON parental_verifications (organization_id, principal_id);
 
--- Consent Gate decision log: append-only, one row per POST /api/v1/consent/verify.
-CREATE TABLE gate_decisions (
-  organization_id TEXT NOT NULL,
-  decision_id     TEXT NOT NULL,
-  consent_id      TEXT NOT NULL,
-  api_key_id      TEXT NOT NULL,
-  decision        TEXT NOT NULL CHECK (decision IN ('allow', 'deny')),
-  reason          TEXT NOT NULL CHECK (reason IN ('consent_active', 'consent_withdrawn')),
-  decided_at      BIGINT NOT NULL,
-  PRIMARY KEY (organization_id, decision_id)
-);
-CREATE INDEX gate_decisions_newest ON gate_decisions (organization_id, decided_at DESC, decision_id DESC);
-CREATE INDEX gate_decisions_denies ON gate_decisions (organization_id, decided_at) WHERE decision = 'deny';
-
 -- Inbound Consent Manager signals. Every delivery is kept; the first of identical deliveries is
 -- `unresolved`, later ones `duplicate` (the partial unique index decides, even under concurrency).
 CREATE TABLE cm_signals (

@@ -1,10 +1,8 @@
--- The Consent Gate's decision log is stored a group at a time: one row per organisation per
--- group-committed statement (gate/gate.ts), holding that group's decisions as parallel arrays,
--- instead of one row per decision. Every decision is still logged, durably, before it is
--- answered; what changes is what each one costs to log. One row per decision paid, for every
--- verification, a heap tuple and three index entries (primary key, denials, by consent); measured
--- on PGlite per group of 32, 780–990 µs against 450–640 µs for the group row, and on a
--- PostgreSQL server 700–800 µs of backend CPU per group of 40 against 500–625.
+-- The Consent Gate's decision log (gate/gate.ts): append-only, written only by verify. Every
+-- decision is logged, durably, before it is answered. The log is written at request rate, so what
+-- each decision costs to store is paid by every verification: it is stored a group at a time, one
+-- row per organisation per group-committed statement holding that group's decisions as parallel
+-- arrays, so each group (not each decision) costs one heap tuple and one entry in each index.
 --
 -- - decided_at is the group's decision time: the moment its statement reads the consents, one
 --   clock reading for all its decisions.
@@ -13,9 +11,14 @@
 --   decision: it is not in any group.
 -- - decision_count is the arrays' length, kept as a column so that "the newest N decisions" can
 --   find its groups without reading their arrays.
--- - group_id is the id of one of the group's decisions (decision ids are unique, so group ids are).
+-- - group_id is the id of one of the group's decisions (decision ids are unique, so group ids are;
+--   119 random bits each). Nothing looks a decision up by its id alone.
+-- - The primary key leads with (organization_id, decided_at), so new rows land at the index's
+--   right-hand edge rather than at a random leaf (ids are random), and the same index answers
+--   "newest first" read backwards.
 -- - The partial index serves bypass alerts (groups holding a denial, by time); the GIN index on
---   consent_ids serves a principal's access summary (the groups that checked their consents).
+--   consent_ids serves a principal's access summary (the groups that checked their consents)
+--   without reading the organisation's whole log.
 CREATE TABLE gate_decision_groups (
   organization_id TEXT NOT NULL,
   group_id        TEXT NOT NULL,
@@ -34,15 +37,7 @@ CREATE INDEX gate_decision_groups_with_denials ON gate_decision_groups (organiza
   WHERE false = ANY (allowed);
 CREATE INDEX gate_decision_groups_by_consent ON gate_decision_groups USING gin (consent_ids);
 
--- Decisions logged before this migration become groups of one.
-INSERT INTO gate_decision_groups
-  (organization_id, group_id, decided_at, decision_count, decision_ids, consent_ids, api_key_ids, allowed)
-SELECT organization_id, decision_id, decided_at, 1, ARRAY[decision_id], ARRAY[consent_id], ARRAY[api_key_id],
-       ARRAY[decision = 'allow']
-  FROM gate_decisions;
-DROP TABLE gate_decisions;
-
--- One row per decision, for reading by hand (and for tests): the log as it was stored before.
+-- One row per decision, for reading by hand (and for tests).
 CREATE VIEW gate_decisions AS
 SELECT g.organization_id, d.decision_id, d.consent_id, d.api_key_id,
        CASE WHEN d.allowed THEN 'allow' ELSE 'deny' END AS decision,

@@ -79,7 +79,6 @@ async function seedConsents(db, config, organizationId, notice, count, now) {
             purpose: DEMO_NOTICE.itemized[0].purpose,
             dataTypes: ["email"],
             source: "anonymous",
-            alreadyConsentedStatus: 400,
           },
           now,
         );

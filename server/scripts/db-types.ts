@@ -60,7 +60,8 @@ function columnType(column: ColumnInfo): string {
     return `ColumnType<unknown, ${generated ? `${write} | undefined` : write}, ${write}>`;
   }
   const base = SCALARS[column.udt_name] ?? ARRAY_ELEMENTS[column.udt_name];
-  if (!base) throw new Error(`${column.table_name}.${column.column_name}: no TypeScript type for ${column.udt_name}`);
+  if (!base)
+    throw new Error(`${column.table_name}.${column.column_name}: no TypeScript type for ${column.udt_name}`);
   const type = nullable ? `${base} | null` : base;
   return generated ? `Generated<${type}>` : type;
 }

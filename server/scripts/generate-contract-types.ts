@@ -8,10 +8,9 @@ import { generateContractTypes } from "../../sdks/node/scripts/generate-types.js
 export const SERVER_CONTRACT_TYPES = new URL("../src/generated/contract.ts", import.meta.url);
 
 export async function serverContractTypes(): Promise<string> {
-  return (await generateContractTypes()).replace(
-    "sdks/node/scripts/generate-types.ts",
-    "server/scripts/generate-contract-types.ts",
-  ).replace("npm run generate -w sdks/node", "npm run generate:contract-types -w server");
+  return (await generateContractTypes())
+    .replace("sdks/node/scripts/generate-types.ts", "server/scripts/generate-contract-types.ts")
+    .replace("npm run generate -w sdks/node", "npm run generate:contract-types -w server");
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {

@@ -7,12 +7,12 @@ import path from "node:path";
 export interface Config {
   /** PostgreSQL server URL; absent means the embedded database (PGlite) in `dataDir`. */
   databaseUrl: string | undefined;
-  /** Embedded database and generated secrets live here (`GUARD_DATA_DIR`, default `./.guard-data`). */
+  /** Embedded database and generated secrets live here (`GUARD_DATA_DIR`, default DEFAULT_DATA_DIR). */
   dataDir: string;
   host: string;
   port: number;
   production: boolean;
-  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  logLevel: (typeof LOG_LEVELS)[number];
   /** HMAC key for principal access tokens (HS256). */
   tokenSecret: string;
   /** Principal access-token lifetime; the contract allows at most 60 minutes. */
@@ -40,12 +40,47 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
+/** The shortest secret accepted from the environment (characters). */
+export const MIN_SECRET_LENGTH = 32;
+
+/** Where the embedded database and generated secrets live unless GUARD_DATA_DIR or --data-dir says. */
+export const DEFAULT_DATA_DIR = "./.guard-data";
+
+/** A whole number with its default and the range it must lie in, written together. */
+export interface IntegerRange {
+  default: number;
+  min: number;
+  max: number;
+}
+
+interface IntegerSetting extends IntegerRange {
+  /** The environment variable. */
+  env: string;
+}
+
+/** The integer settings: each one's variable, default and range, written only here. */
+export const INTEGER_SETTINGS = {
+  port: { env: "PORT", default: 8080, min: 0, max: 65535 },
+  // The contract allows principal access tokens at most 60 minutes.
+  tokenTtlMinutes: { env: "GUARD_TOKEN_TTL_MINUTES", default: 15, min: 1, max: 60 },
+  sessionTtlHours: { env: "GUARD_SESSION_TTL_HOURS", default: 12, min: 1, max: 24 * 30 },
+  bodyLimitBytes: { env: "GUARD_BODY_LIMIT_BYTES", default: 1024 * 1024, min: 1024, max: 64 * 1024 * 1024 },
+} as const satisfies Record<string, IntegerSetting>;
+
+/** The number `raw` spells when it is a whole number in the range; undefined otherwise. */
+export function integerInRange(range: IntegerRange, raw: string): number | undefined {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  return Number.isInteger(value) && value >= range.min && value <= range.max ? value : undefined;
+}
+
+function integer(env: Env, setting: IntegerSetting): number {
+  const raw = env[setting.env];
+  if (raw === undefined || raw === "") return setting.default;
+  const value = integerInRange(setting, raw);
+  if (value === undefined) {
+    throw new ConfigError(
+      `${setting.env} must be an integer from ${setting.min} to ${setting.max} (got ${JSON.stringify(raw)})`,
+    );
   }
   return value;
 }
@@ -87,9 +122,9 @@ function parseAuditKeys(raw: string): Record<number, string> {
     const colon = entry.indexOf(":");
     const version = Number(entry.slice(0, colon));
     const secret = entry.slice(colon + 1);
-    if (colon <= 0 || !Number.isInteger(version) || version < 1 || secret.length < 32) {
+    if (colon <= 0 || !Number.isInteger(version) || version < 1 || secret.length < MIN_SECRET_LENGTH) {
       throw new ConfigError(
-        "GUARD_AUDIT_HASH_KEYS looks like 1:<secret of 32+ chars>,2:<secret> (version:secret, comma-separated)",
+        `GUARD_AUDIT_HASH_KEYS looks like 1:<secret of ${MIN_SECRET_LENGTH}+ chars>,2:<secret> (version:secret, comma-separated)`,
       );
     }
     keys[version] = secret;
@@ -143,20 +178,19 @@ export interface ConfigOverrides {
 /** Reads the environment once. Throws `ConfigError` naming the variable when a value is wrong. */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
   const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || undefined);
-  const dataDir = path.resolve(overrides.dataDir ?? (env.GUARD_DATA_DIR || ".guard-data"));
+  const dataDir = path.resolve(overrides.dataDir ?? (env.GUARD_DATA_DIR || DEFAULT_DATA_DIR));
   const production = env.NODE_ENV === "production";
-  const logLevel = (env.GUARD_LOG_LEVEL || "info") as Config["logLevel"];
-  if (!LOG_LEVELS.includes(logLevel))
-    throw new ConfigError(`GUARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+  const logLevel = LOG_LEVELS.find((level) => level === (env.GUARD_LOG_LEVEL || "info"));
+  if (!logLevel) throw new ConfigError(`GUARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
 
   let tokenSecret = env.GUARD_TOKEN_SECRET;
   let auditKeys = env.GUARD_AUDIT_HASH_KEYS ? parseAuditKeys(env.GUARD_AUDIT_HASH_KEYS) : undefined;
-  if (tokenSecret !== undefined && tokenSecret.length < 32) {
-    throw new ConfigError("GUARD_TOKEN_SECRET must be at least 32 characters");
+  if (tokenSecret !== undefined && tokenSecret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`GUARD_TOKEN_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
   }
   let secretsKey = env.GUARD_SECRETS_KEY;
-  if (secretsKey !== undefined && secretsKey.length < 32) {
-    throw new ConfigError("GUARD_SECRETS_KEY must be at least 32 characters");
+  if (secretsKey !== undefined && secretsKey.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`GUARD_SECRETS_KEY must be at least ${MIN_SECRET_LENGTH} characters`);
   }
   if (!tokenSecret || !auditKeys || !secretsKey) {
     if (databaseUrl) {
@@ -164,7 +198,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       // a per-instance generated secret would make tokens valid on one instance only, and stored
       // webhook secrets readable by one instance only.
       throw new ConfigError(
-        "With DATABASE_URL, set GUARD_TOKEN_SECRET (32+ characters), GUARD_AUDIT_HASH_KEYS (1:<secret>) and GUARD_SECRETS_KEY (32+ characters) so every instance shares them",
+        `With DATABASE_URL, set GUARD_TOKEN_SECRET (${MIN_SECRET_LENGTH}+ characters), GUARD_AUDIT_HASH_KEYS (1:<secret>) and GUARD_SECRETS_KEY (${MIN_SECRET_LENGTH}+ characters) so every instance shares them`,
       );
     }
     const generated = loadOrCreateSecrets(dataDir);
@@ -177,37 +211,32 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     databaseUrl,
     dataDir,
     host: env.GUARD_HOST || "127.0.0.1",
-    port: overrides.port ?? integer(env, "PORT", 8080, 0, 65535),
+    port: overrides.port ?? integer(env, INTEGER_SETTINGS.port),
     production,
     logLevel,
     tokenSecret,
-    tokenTtlMinutes: integer(env, "GUARD_TOKEN_TTL_MINUTES", 15, 1, 60),
-    sessionTtlHours: integer(env, "GUARD_SESSION_TTL_HOURS", 12, 1, 24 * 30),
+    tokenTtlMinutes: integer(env, INTEGER_SETTINGS.tokenTtlMinutes),
+    sessionTtlHours: integer(env, INTEGER_SETTINGS.sessionTtlHours),
     cookieSecure: boolean(env, "GUARD_COOKIE_SECURE", production),
-    bodyLimitBytes: integer(env, "GUARD_BODY_LIMIT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    bodyLimitBytes: integer(env, INTEGER_SETTINGS.bodyLimitBytes),
     minSdkVersions: parseSdkFloors(env.GUARD_MIN_SDK_VERSIONS),
     auditKeys,
     secretsKey,
   };
 }
 
-/** A complete configuration for tests and tools that build an app in-process. */
+/**
+ * A complete configuration for tests and tools that build an app in-process: the defaults, with
+ * fixed secrets (so nothing is written to disk), a free port and no logs.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return {
-    databaseUrl: undefined,
-    dataDir: path.resolve(".guard-data-test"),
-    host: "127.0.0.1",
-    port: 0,
-    production: false,
-    logLevel: "silent",
-    tokenSecret: "test-token-secret-test-token-secret-0123456789",
-    tokenTtlMinutes: 15,
-    sessionTtlHours: 12,
-    cookieSecure: false,
-    bodyLimitBytes: 1024 * 1024,
-    minSdkVersions: {},
-    auditKeys: { 1: "test-audit-secret-test-audit-secret-0123456789" },
-    secretsKey: "test-secrets-key-test-secrets-key-0123456789",
-    ...overrides,
-  };
+  const config = loadConfig({
+    GUARD_DATA_DIR: ".guard-data-test",
+    GUARD_TOKEN_SECRET: "test-token-secret-test-token-secret-0123456789",
+    GUARD_AUDIT_HASH_KEYS: "1:test-audit-secret-test-audit-secret-0123456789",
+    GUARD_SECRETS_KEY: "test-secrets-key-test-secrets-key-0123456789",
+    GUARD_LOG_LEVEL: "silent",
+    PORT: "0",
+  });
+  return { ...config, ...overrides };
 }

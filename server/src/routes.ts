@@ -6,13 +6,14 @@ import { capabilityRoutes } from "./capabilities/routes.js";
 import { consentRoutes } from "./consent/routes.js";
 import { gateRoutes } from "./gate/routes.js";
 import type { RouteModule } from "./http/app.js";
+import type { AppContext } from "./app.js";
 import { noticeRoutes } from "./notices/routes.js";
 import { rightsRoutes } from "./rights/routes.js";
 import { organizationSettingsRoutes } from "./settings/routes.js";
 import { systemRoutes } from "./system/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 
-export const ROUTE_MODULES: RouteModule[] = [
+export const ROUTE_MODULES: RouteModule<AppContext>[] = [
   systemRoutes,
   accountRoutes,
   noticeRoutes,

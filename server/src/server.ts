@@ -1,10 +1,10 @@
 // Runs the service: open the database, apply migrations, build the app, listen, and shut down
 // cleanly on SIGINT/SIGTERM (readiness goes false first, in-flight requests finish, database closes).
 import type { FastifyInstance } from "fastify";
+import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
-import { buildApp } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { startRightsClockSweep } from "./rights/clocks.js";
 import { ROUTE_MODULES } from "./routes.js";
@@ -33,7 +33,7 @@ export async function startServer(
   const db = options.db ?? (await openConfiguredDatabase(config));
   try {
     await migrate(db, clock.now());
-    const app = await buildApp({ config, db, clock, routes: ROUTE_MODULES });
+    const app = await createApp({ config, db, clock, routes: ROUTE_MODULES });
     const address = await app.listen({ host: config.host, port: config.port });
     // Every instance runs a delivery worker; they share the queue safely (webhooks/worker.ts).
     const webhookWorker = new WebhookWorker({

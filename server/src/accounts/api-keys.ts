@@ -7,21 +7,18 @@ import { announceInvalidation, type InvalidationFeed } from "../db/invalidation.
 import { ReadThroughCache } from "../db/read-through-cache.js";
 import { newId, randomBase62 } from "../lib/ids.js";
 import { sha256Hex } from "../lib/secrets.js";
+import {
+  activeApiKeyByHash,
+  apiKeyExists,
+  insertApiKey,
+  revokeActiveApiKey,
+  setApiKeyLastUsed,
+} from "./store.js";
 
 export const API_KEY_PREFIX = "gk_live_";
 const DISPLAY_PREFIX_LENGTH = 16;
 /** last_used_at is refreshed at most this often per key, so the hot path rarely writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export interface ApiKeySummary {
-  apiKeyId: string;
-  name: string;
-  prefix: string;
-  createdAt: number;
-  createdBy: string | null;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-}
 
 export interface CreatedApiKey {
   apiKeyId: string;
@@ -41,39 +38,16 @@ export async function createApiKey(
   const key = API_KEY_PREFIX + randomBase62(40);
   const apiKeyId = newId("key");
   const prefix = key.slice(0, DISPLAY_PREFIX_LENGTH);
-  await db.query(
-    `INSERT INTO api_keys (organization_id, api_key_id, name, prefix, key_hash, created_at, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [input.organizationId, apiKeyId, name, prefix, sha256Hex(key), now, input.createdBy],
-  );
+  await insertApiKey(db, {
+    organizationId: input.organizationId,
+    apiKeyId,
+    name,
+    prefix,
+    keyHash: sha256Hex(key),
+    createdAt: now,
+    createdBy: input.createdBy,
+  });
   return { apiKeyId, name, prefix, key, createdAt: now };
-}
-
-type KeyRow = {
-  api_key_id: string;
-  name: string;
-  prefix: string;
-  created_at: number;
-  created_by: string | null;
-  last_used_at: number | null;
-  revoked_at: number | null;
-};
-
-export async function listApiKeys(db: Queryable, organizationId: string): Promise<ApiKeySummary[]> {
-  const rows = await db.query<KeyRow>(
-    `SELECT api_key_id, name, prefix, created_at, created_by, last_used_at, revoked_at
-       FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, api_key_id DESC`,
-    [organizationId],
-  );
-  return rows.map((r) => ({
-    apiKeyId: r.api_key_id,
-    name: r.name,
-    prefix: r.prefix,
-    createdAt: r.created_at,
-    createdBy: r.created_by,
-    lastUsedAt: r.last_used_at,
-    revokedAt: r.revoked_at,
-  }));
 }
 
 /**
@@ -85,23 +59,11 @@ export async function revokeApiKey(
   input: { organizationId: string; apiKeyId: string },
   now: number,
 ): Promise<{ revoked: boolean } | undefined> {
-  // Only an active key is updated, so a second revocation (even in the same millisecond, or
-  // concurrently: the row lock makes the loser re-check `revoked_at`) reports false.
-  const revoked = await db.query(
-    `UPDATE api_keys SET revoked_at = $3
-      WHERE organization_id = $1 AND api_key_id = $2 AND revoked_at IS NULL
-      RETURNING api_key_id`,
-    [input.organizationId, input.apiKeyId, now],
-  );
-  if (revoked.length > 0) {
+  if (await revokeActiveApiKey(db, input.organizationId, input.apiKeyId, now)) {
     await announceInvalidation(db, { topic: "api_keys", organizationId: input.organizationId });
     return { revoked: true };
   }
-  const existing = await db.query("SELECT 1 FROM api_keys WHERE organization_id = $1 AND api_key_id = $2", [
-    input.organizationId,
-    input.apiKeyId,
-  ]);
-  return existing.length > 0 ? { revoked: false } : undefined;
+  return (await apiKeyExists(db, input.organizationId, input.apiKeyId)) ? { revoked: false } : undefined;
 }
 
 export interface ResolvedApiKey {
@@ -111,27 +73,13 @@ export interface ResolvedApiKey {
 
 type ActiveKey = ResolvedApiKey & { lastUsedAt: number | null };
 
-async function loadActiveKey(db: Queryable, keyHash: string): Promise<ActiveKey | undefined> {
-  const [row] = await db.query<{ organization_id: string; api_key_id: string; last_used_at: number | null }>(
-    "SELECT organization_id, api_key_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
-    [keyHash],
-  );
-  return (
-    row && { organizationId: row.organization_id, apiKeyId: row.api_key_id, lastUsedAt: row.last_used_at }
-  );
-}
-
 const lastUsedIsFresh = (key: ActiveKey, now: number) =>
   key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS;
 
 async function touch(db: Queryable, key: ActiveKey, now: number): Promise<void> {
   if (lastUsedIsFresh(key, now)) return;
   key.lastUsedAt = now;
-  await db.query("UPDATE api_keys SET last_used_at = $3 WHERE organization_id = $1 AND api_key_id = $2", [
-    key.organizationId,
-    key.apiKeyId,
-    now,
-  ]);
+  await setApiKeyLastUsed(db, key.organizationId, key.apiKeyId, now);
 }
 
 /**
@@ -154,13 +102,11 @@ export class ApiKeyCache {
 
   /** Whether the organisation's key `apiKeyId` exists and is not revoked (tokens it brokered live). */
   async isActive(db: Queryable, organizationId: string, apiKeyId: string): Promise<boolean> {
-    const found = await this.activeById.get(`${organizationId}/${apiKeyId}`, async () => {
-      const [row] = await db.query(
-        "SELECT 1 FROM api_keys WHERE organization_id = $1 AND api_key_id = $2 AND revoked_at IS NULL",
-        [organizationId, apiKeyId],
-      );
-      return row && { organizationId, apiKeyId };
-    });
+    const found = await this.activeById.get(`${organizationId}/${apiKeyId}`, async () =>
+      (await apiKeyExists(db, organizationId, apiKeyId, { activeOnly: true }))
+        ? { organizationId, apiKeyId }
+        : undefined,
+    );
     return found !== undefined;
   }
 
@@ -179,7 +125,7 @@ export class ApiKeyCache {
   async resolve(db: Queryable, key: string, now: number): Promise<ResolvedApiKey | undefined> {
     if (key.length > 100) return undefined;
     const keyHash = sha256Hex(key);
-    const active = await this.cache.get(keyHash, () => loadActiveKey(db, keyHash));
+    const active = await this.cache.get(keyHash, () => activeApiKeyByHash(db, keyHash));
     if (!active) return undefined;
     await touch(db, active, now);
     return { organizationId: active.organizationId, apiKeyId: active.apiKeyId };

@@ -1,8 +1,8 @@
 // Principal access tokens: short-lived HS256 JWTs minted by `broker-token` for one principal of one
 // organisation. The signature and expiry are checked statelessly, so any instance accepts them;
 // there is no refresh token. A token names the service key that brokered it (claim `key`), and the
-// caller (http/auth.ts) refuses it once that key is revoked, so revoking a leaked key also ends
-// the sessions it handed out.
+// access check (access/credentials.ts) refuses it once that key is revoked, so revoking a leaked
+// key also ends the sessions it handed out.
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.js";
 

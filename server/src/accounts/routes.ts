@@ -1,22 +1,17 @@
 // HTTP routes of the accounts domain: staff sign-in/out, service API keys, principal token broker.
-import type { FastifyRequest } from "fastify";
 import type { RouteModule } from "../http/app.js";
-import { principalOf, serviceOf, staffOf } from "../http/credentials.js";
-import type {
-  Credential,
-  PrincipalCredential,
-  ServiceCredential,
-  StaffCredential,
-} from "../lib/credentials.js";
+import { serviceOf, staffOf } from "../http/credentials.js";
+import type { StaffCredential } from "../lib/credentials.js";
 import { clearCookie, setCookie } from "../http/cookies.js";
 import { Failure, notFound, unauthorized } from "../lib/failure.js";
 import { enforceRateLimit } from "../http/rate-limit.js";
-import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.js";
+import { createApiKey, revokeApiKey } from "./api-keys.js";
 import { findOrganizationBySlug } from "./organizations.js";
 import { mintPrincipalToken } from "./principal-tokens.js";
 import { ensurePrincipal, setPrincipalEmail } from "./principals.js";
 import { checkStaffCredentials, normaliseEmail } from "./staff.js";
 import { endStaffSession, SESSION_COOKIE, startStaffSession } from "./staff-sessions.js";
+import { listApiKeys } from "./store.js";
 
 // Sign-in budget: per account (slows password guessing) and per client address (slows spraying).
 const SIGNIN_PER_ACCOUNT = { limit: 10, windowMs: 15 * 60_000 };
@@ -36,7 +31,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
   {
     operationId: "getOrgBySlug",
     handler: async (request) => {
-      const { slug } = request.params as { slug: string };
+      const { slug } = request.params;
       const org = await findOrganizationBySlug(db, slug);
       if (!org) throw notFound("No organisation has this slug");
       return { orgId: org.organizationId, name: org.name, slug: org.slug };
@@ -45,7 +40,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
   {
     operationId: "createStaffSession",
     handler: async (request, reply) => {
-      const body = request.body as { organizationSlug: string; email: string; password: string };
+      const body = request.body;
       const now = clock.now();
       const account = `${body.organizationSlug}:${normaliseEmail(body.email)}`;
       await enforceRateLimit(
@@ -103,7 +98,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
     roles: ["admin", "dpo"],
     handler: async (request) => {
       const staff = staffOf(request);
-      const { name } = request.body as { name: string };
+      const { name } = request.body;
       if (name.trim() === "")
         throw new Failure("VALIDATION_ERROR", "name must not be blank", { field: "name" });
       return createApiKey(
@@ -118,7 +113,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
     roles: ["admin", "dpo"],
     handler: async (request) => {
       const staff = staffOf(request);
-      const { apiKeyId } = request.params as { apiKeyId: string };
+      const { apiKeyId } = request.params;
       const result = await db.transaction((tx) =>
         revokeApiKey(tx, { organizationId: staff.organizationId, apiKeyId }, clock.now()),
       );
@@ -130,7 +125,7 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
     operationId: "brokerToken",
     handler: async (request) => {
       const service = serviceOf(request);
-      const { externalId, email } = request.body as { externalId: string; email?: string };
+      const { externalId, email } = request.body;
       const now = clock.now();
       const { principalId } = await ensurePrincipal(
         db,

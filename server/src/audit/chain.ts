@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
+import { createChainHead, insertChainEntry, lockChainHead } from "./store.js";
 
 /** prev_hash of the first entry of every chain. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -66,25 +67,15 @@ export async function appendAuditEntry(
   now: number,
 ): Promise<AppendedEntry> {
   const payload = canonicalJson(input.payload);
-  const lockHead = () =>
-    tx.query<{ last_seq: number; last_hash: string }>(
-      "SELECT last_seq, last_hash FROM audit_chain_heads WHERE organization_id = $1 FOR UPDATE",
-      [input.organizationId],
-    );
-  let [head] = await lockHead();
+  let head = await lockChainHead(tx, input.organizationId);
   if (!head) {
-    // First entry of this organisation: concurrent first appends race on the primary key, and
-    // the losers then wait on the winner's row lock like any later append.
-    await tx.query(
-      `INSERT INTO audit_chain_heads (organization_id, last_seq, last_hash, updated_at) VALUES ($1, 0, $2, $3)
-       ON CONFLICT (organization_id) DO NOTHING`,
-      [input.organizationId, GENESIS_HASH, now],
-    );
-    [head] = await lockHead();
+    await createChainHead(tx, input.organizationId, GENESIS_HASH, now);
+    head = await lockChainHead(tx, input.organizationId);
   }
-  const seq = head!.last_seq + 1;
+  const { lastSeq, lastHash } = head!;
+  const seq = lastSeq + 1;
   const hash = entryHash({
-    prevHash: head!.last_hash,
+    prevHash: lastHash,
     seq,
     organizationId: input.organizationId,
     entryType: input.entryType,
@@ -92,15 +83,14 @@ export async function appendAuditEntry(
     createdAt: now,
     payload,
   });
-  await tx.query(
-    `INSERT INTO audit_entries
-       (organization_id, seq, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [input.organizationId, seq, input.entryType, input.subjectId, payload, head!.last_hash, hash, now],
-  );
-  await tx.query(
-    "UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3, updated_at = $4 WHERE organization_id = $1",
-    [input.organizationId, seq, hash, now],
-  );
+  await insertChainEntry(tx, input.organizationId, {
+    seq,
+    entryType: input.entryType,
+    subjectId: input.subjectId,
+    payload,
+    prevHash: lastHash,
+    entryHash: hash,
+    createdAt: now,
+  });
   return { seq, entryHash: hash };
 }

@@ -10,7 +10,7 @@ export interface KeyedAuditHash {
   auditKeyVersion: number;
 }
 
-export function currentAuditKeyVersion(keys: AuditKeys): number {
+function currentAuditKeyVersion(keys: AuditKeys): number {
   const versions = Object.keys(keys).map(Number);
   if (versions.length === 0) throw new Error("no audit-hash key is configured");
   return Math.max(...versions);

@@ -12,6 +12,7 @@ import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { entryHash, GENESIS_HASH } from "./chain.js";
 import type { AuditKeys } from "./keys.js";
+import { readChainHead, readChainPage } from "./store.js";
 
 export interface AuditVerification {
   organizationId: string;
@@ -28,16 +29,6 @@ export interface AuditVerification {
   /** How many problems were found in all. */
   problemCount: number;
 }
-
-type EntryRow = {
-  seq: number;
-  entry_type: string;
-  subject_id: string;
-  payload: string;
-  prev_hash: string;
-  entry_hash: string;
-  created_at: number;
-};
 
 function isCanonicalPayload(payload: string): boolean {
   try {
@@ -59,48 +50,28 @@ export async function verifyAuditChain(
   let expectedSeq = 1;
   let prevHash = GENESIS_HASH;
   for (;;) {
-    const page = await db.query<EntryRow>(
-      `SELECT seq, entry_type, subject_id, payload, prev_hash, entry_hash, created_at FROM audit_entries
-        WHERE organization_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-      [organizationId, expectedSeq, pageSize],
-    );
+    const page = await readChainPage(db, organizationId, expectedSeq, pageSize);
     if (page.length === 0) break;
     for (const row of page) {
-      const problem = (reason: string) => problems.push({ seq: row.seq, subjectId: row.subject_id, reason });
+      const problem = (reason: string) => problems.push({ seq: row.seq, subjectId: row.subjectId, reason });
       if (row.seq !== expectedSeq) problem(`entries ${expectedSeq}..${row.seq - 1} are missing`);
-      if (row.prev_hash !== prevHash) problem("prev_hash does not match the previous entry's hash");
-      const recomputed = entryHash({
-        prevHash: row.prev_hash,
-        seq: row.seq,
-        organizationId,
-        entryType: row.entry_type,
-        subjectId: row.subject_id,
-        createdAt: row.created_at,
-        payload: row.payload,
-      });
-      if (recomputed !== row.entry_hash) problem("entry_hash does not match the entry's content");
+      if (row.prevHash !== prevHash) problem("prev_hash does not match the previous entry's hash");
+      const recomputed = entryHash({ ...row, organizationId });
+      if (recomputed !== row.entryHash) problem("entry_hash does not match the entry's content");
       else if (!isCanonicalPayload(row.payload)) problem("payload is not canonical JSON");
       // Continue from what is stored, so one bad entry is reported once rather than at every later link.
-      prevHash = row.entry_hash;
+      prevHash = row.entryHash;
       expectedSeq = row.seq + 1;
     }
     entries += page.length;
-    const checked = await checkConsentEventsForEntries(
-      db,
-      organizationId,
-      page.map((r) => ({ seq: r.seq, entryType: r.entry_type, subjectId: r.subject_id, payload: r.payload })),
-      keys,
-    );
+    const checked = await checkConsentEventsForEntries(db, organizationId, page, keys);
     problems.push(...checked.problems);
     consentEventsChecked += checked.eventsChecked;
   }
 
-  const [head] = await db.query<{ last_seq: number; last_hash: string }>(
-    "SELECT last_seq, last_hash FROM audit_chain_heads WHERE organization_id = $1",
-    [organizationId],
-  );
-  const headSeq = head?.last_seq ?? 0;
-  const headHash = head?.last_hash ?? GENESIS_HASH;
+  const head = await readChainHead(db, organizationId);
+  const headSeq = head?.lastSeq ?? 0;
+  const headHash = head?.lastHash ?? GENESIS_HASH;
   if (headSeq !== expectedSeq - 1 || headHash !== prevHash) {
     problems.push({
       seq: headSeq,

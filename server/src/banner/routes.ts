@@ -2,14 +2,12 @@
 // call. Staff (the session's organisation; any role reads, admin and dpo write): banner settings per
 // scope, registered domains and apps, and domain groups.
 import { staffOf } from "../http/credentials.js";
-import type { AppContext, RouteModule, RouteSpec } from "../http/app.js";
-import { Failure, notFound, validationError } from "../lib/failure.js";
+import type { RouteModule } from "../http/app.js";
+import { notFound, validationError } from "../lib/failure.js";
 import { lookupBannerConfig, normaliseDomain, type BannerScope } from "./banner-config.js";
 import {
   createDomainGroupIn,
   deleteDomainGroup,
-  DomainGroupInputError,
-  DomainGroupNameTakenError,
   getDomainGroup,
   listDomainGroups,
   resolveWidgetConfig,
@@ -32,99 +30,81 @@ import {
 const WRITERS = ["admin", "dpo"] as const;
 
 /** A `{domain}` path parameter as a registered-domain key, or 400 naming it. */
-function hostParam(request: { params: unknown }): string {
-  const { domain } = request.params as { domain: string };
+function hostParam(domain: string): string {
   const host = normaliseDomain(domain);
   if (!host) throw validationError("domain", "domain is not a hostname (no scheme, port or path)");
   return host;
 }
 
-const appParam = (request: { params: unknown }) => (request.params as { appId: string }).appId;
-
-/** The checked `bannerSettings` of a request body. */
-function settingsFromBody(body: unknown): Record<string, unknown> {
-  const settings = (body as { bannerSettings: Record<string, unknown> }).bannerSettings;
+/** Banner settings the request validator accepted, checked for unknown keys and languages. */
+function checkedSettings(settings: Record<string, unknown>): Record<string, unknown> {
   const problem = bannerSettingsProblem(settings);
   if (problem) throw validationError(problem.field, problem.message);
   return settings;
 }
 
-function groupInputFromBody(body: unknown): DomainGroupInput {
-  const raw = body as {
-    name: string;
-    domains?: string[];
-    noticeId?: string;
-    bannerSettings?: Record<string, unknown>;
-  };
-  const name = raw.name.trim();
+function groupInput(body: {
+  name: string;
+  domains?: string[];
+  noticeId?: string;
+  bannerSettings?: Record<string, unknown>;
+}): DomainGroupInput {
+  const name = body.name.trim();
   if (name === "") throw validationError("name", "name must not be blank");
-  let bannerSettings: Record<string, unknown> | null = null;
-  if (raw.bannerSettings !== undefined) {
-    const problem = bannerSettingsProblem(raw.bannerSettings);
-    if (problem) throw validationError(problem.field, problem.message);
-    bannerSettings = raw.bannerSettings;
-  }
-  return { name, domains: raw.domains ?? [], noticeId: raw.noticeId ?? null, bannerSettings };
+  return {
+    name,
+    domains: body.domains ?? [],
+    noticeId: body.noticeId ?? null,
+    bannerSettings: body.bannerSettings === undefined ? null : checkedSettings(body.bannerSettings),
+  };
 }
 
-async function asApi<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof DomainGroupInputError) throw validationError(error.field, error.message);
-    if (error instanceof DomainGroupNameTakenError) throw new Failure("CONFLICT", error.message);
-    throw error;
-  }
-}
-
-function publicRoutes({ db }: AppContext): RouteSpec[] {
-  return [
-    {
-      operationId: "getBannerConfig",
-      handler: async (request) => {
-        const { orgId } = request.params as { orgId: string };
-        const { domain, appId } = request.query as { domain?: string; appId?: string };
-        // Both given: the web scope wins (documented in the contract).
-        const scope: BannerScope =
-          domain !== undefined
-            ? { kind: "domain", domain }
-            : appId !== undefined
-              ? { kind: "app", appId }
-              : { kind: "default" };
-        const found = await lookupBannerConfig(db, orgId, scope);
-        if (found.kind === "no-organization") throw notFound("No such organisation");
-        if (found.kind === "unregistered")
-          throw notFound(
-            scope.kind === "app"
-              ? "This app is not registered to the organisation"
-              : "This domain is not registered to the organisation",
-          );
-        return found.config;
-      },
+const publicRoutes: RouteModule = ({ db }) => [
+  {
+    operationId: "getBannerConfig",
+    handler: async (request) => {
+      const { orgId } = request.params;
+      const { domain, appId } = request.query;
+      // Both given: the web scope wins (documented in the contract).
+      const scope: BannerScope =
+        domain !== undefined
+          ? { kind: "domain", domain }
+          : appId !== undefined
+            ? { kind: "app", appId }
+            : { kind: "default" };
+      const found = await lookupBannerConfig(db, orgId, scope);
+      if (found.kind === "no-organization") throw notFound("No such organisation");
+      if (found.kind === "unregistered")
+        throw notFound(
+          scope.kind === "app"
+            ? "This app is not registered to the organisation"
+            : "This domain is not registered to the organisation",
+        );
+      return found.config;
     },
-    {
-      operationId: "getWidgetConfig",
-      handler: async (request) => {
-        const { id, domain } = request.query as { id: string; domain: string };
-        const config = await resolveWidgetConfig(db, id, domain);
-        if (!config)
-          throw notFound("No domain group with this id serves this domain, or it has no published notice");
-        const { notice } = config;
-        return {
-          organizationId: config.organizationId,
-          noticeId: notice.noticeId,
-          noticeVersion: notice.version,
-          notice: { content: notice.content, itemized: notice.itemized, languages: notice.languages },
-          ...(config.bannerSettings
-            ? { bannerSettings: config.bannerSettings, configVersion: config.configVersion }
-            : {}),
-        };
-      },
+  },
+  {
+    operationId: "getWidgetConfig",
+    handler: async (request) => {
+      const { id, domain } = request.query;
+      const config = await resolveWidgetConfig(db, id, domain);
+      if (!config)
+        throw notFound("No domain group with this id serves this domain, or it has no published notice");
+      const { notice } = config;
+      return {
+        organizationId: config.organizationId,
+        noticeId: notice.noticeId,
+        noticeVersion: notice.version,
+        notice: { content: notice.content, itemized: notice.itemized, languages: notice.languages },
+        ...(config.bannerSettings
+          ? { bannerSettings: config.bannerSettings, configVersion: config.configVersion }
+          : {}),
+      };
     },
-  ];
-}
+  },
+];
 
-function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
+const staffRoutes: RouteModule = ({ db, clock }) => {
   const org = (request: Parameters<typeof staffOf>[0]) => staffOf(request).organizationId;
   return [
     {
@@ -139,7 +119,7 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
           db,
           org(request),
           { kind: "default" },
-          settingsFromBody(request.body),
+          checkedSettings(request.body.bannerSettings),
           clock.now(),
         );
         return saved!;
@@ -152,25 +132,25 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
     {
       operationId: "registerDomain",
       roles: WRITERS,
-      handler: async (request) => addDomain(db, org(request), hostParam(request), clock.now()),
+      handler: async (request) => addDomain(db, org(request), hostParam(request.params.domain), clock.now()),
     },
     {
       operationId: "removeRegisteredDomain",
       roles: WRITERS,
       handler: async (request) => ({
-        removed: await removeDomain(db, org(request), hostParam(request), clock.now()),
+        removed: await removeDomain(db, org(request), hostParam(request.params.domain), clock.now()),
       }),
     },
     {
       operationId: "saveDomainBannerSettings",
       roles: WRITERS,
       handler: async (request) => {
-        const scope = { kind: "domain", domain: hostParam(request) } as const;
+        const scope = { kind: "domain", domain: hostParam(request.params.domain) } as const;
         const saved = await saveScopeSettings(
           db,
           org(request),
           scope,
-          settingsFromBody(request.body),
+          checkedSettings(request.body.bannerSettings),
           clock.now(),
         );
         if (!saved) throw notFound("This domain is not registered to the organisation");
@@ -184,7 +164,7 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
         removed: await removeScopeSettings(
           db,
           org(request),
-          { kind: "domain", domain: hostParam(request) },
+          { kind: "domain", domain: hostParam(request.params.domain) },
           clock.now(),
         ),
       }),
@@ -196,25 +176,25 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
     {
       operationId: "registerApp",
       roles: WRITERS,
-      handler: async (request) => addApp(db, org(request), appParam(request), clock.now()),
+      handler: async (request) => addApp(db, org(request), request.params.appId, clock.now()),
     },
     {
       operationId: "removeRegisteredApp",
       roles: WRITERS,
       handler: async (request) => ({
-        removed: await removeApp(db, org(request), appParam(request), clock.now()),
+        removed: await removeApp(db, org(request), request.params.appId, clock.now()),
       }),
     },
     {
       operationId: "saveAppBannerSettings",
       roles: WRITERS,
       handler: async (request) => {
-        const scope = { kind: "app", appId: appParam(request) } as const;
+        const scope = { kind: "app", appId: request.params.appId } as const;
         const saved = await saveScopeSettings(
           db,
           org(request),
           scope,
-          settingsFromBody(request.body),
+          checkedSettings(request.body.bannerSettings),
           clock.now(),
         );
         if (!saved) throw notFound("This app is not registered to the organisation");
@@ -228,7 +208,7 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
         removed: await removeScopeSettings(
           db,
           org(request),
-          { kind: "app", appId: appParam(request) },
+          { kind: "app", appId: request.params.appId },
           clock.now(),
         ),
       }),
@@ -242,14 +222,14 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
       roles: WRITERS,
       idempotency: true,
       handler: async (request, _reply, { write }) => {
-        const input = groupInputFromBody(request.body);
-        return asApi(() => write((tx) => createDomainGroupIn(tx, org(request), input, clock.now())));
+        const input = groupInput(request.body);
+        return write((tx) => createDomainGroupIn(tx, org(request), input, clock.now()));
       },
     },
     {
       operationId: "getDomainGroup",
       handler: async (request) => {
-        const { domainGroupId } = request.params as { domainGroupId: string };
+        const { domainGroupId } = request.params;
         const group = await getDomainGroup(db, org(request), domainGroupId);
         if (!group) throw notFound("No such domain group in this organisation");
         return group;
@@ -259,11 +239,9 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
       operationId: "updateDomainGroup",
       roles: WRITERS,
       handler: async (request) => {
-        const { domainGroupId } = request.params as { domainGroupId: string };
-        const input = groupInputFromBody(request.body);
-        const group = await asApi(() =>
-          updateDomainGroup(db, org(request), domainGroupId, input, clock.now()),
-        );
+        const { domainGroupId } = request.params;
+        const input = groupInput(request.body);
+        const group = await updateDomainGroup(db, org(request), domainGroupId, input, clock.now());
         if (!group) throw notFound("No such domain group in this organisation");
         return group;
       },
@@ -272,11 +250,11 @@ function staffRoutes({ db, clock }: AppContext): RouteSpec[] {
       operationId: "deleteDomainGroup",
       roles: WRITERS,
       handler: async (request) => {
-        const { domainGroupId } = request.params as { domainGroupId: string };
+        const { domainGroupId } = request.params;
         return { deleted: await deleteDomainGroup(db, org(request), domainGroupId) };
       },
     },
   ];
-}
+};
 
 export const bannerRoutes: RouteModule = (ctx) => [...publicRoutes(ctx), ...staffRoutes(ctx)];

@@ -12,22 +12,30 @@ import {
   registerApp,
   registerDomain,
   saveBannerSettings,
+  scopeKey,
   type BannerConfig,
   type BannerScope,
 } from "./banner-config.js";
+import {
+  appRegistered,
+  deleteRegisteredApp,
+  deleteRegisteredDomain,
+  deleteScopeConfig,
+  domainRegistered,
+  listRegisteredApps,
+  listRegisteredDomains,
+  listScopeConfigs,
+  lockDefaultScope,
+  readScopeConfig,
+  setDefaultVersion,
+  type ScopeKind,
+  type StoredApp,
+  type StoredDomain,
+  type StoredScopeConfig,
+} from "./store.js";
 
-export interface RegisteredDomain {
-  domain: string;
-  createdAt: number;
-  domainGroupIds: string[];
-  hasOwnBannerSettings: boolean;
-}
-
-export interface RegisteredApp {
-  appId: string;
-  createdAt: number;
-  hasOwnBannerSettings: boolean;
-}
+export type RegisteredDomain = StoredDomain;
+export type RegisteredApp = StoredApp;
 
 export interface ScopeSettings extends BannerConfig {
   scope: BannerScope["kind"];
@@ -36,33 +44,11 @@ export interface ScopeSettings extends BannerConfig {
   updatedAt: number;
 }
 
-/** The scope's key in banner_configs; undefined for a domain that is not a hostname. */
-function scopeKey(scope: BannerScope): [string, string] | undefined {
-  if (scope.kind === "default") return ["default", ""];
-  if (scope.kind === "app") return ["app", scope.appId];
-  const host = normaliseDomain(scope.domain);
-  return host ? ["domain", host] : undefined;
-}
-
 export async function listDomains(db: Queryable, organizationId: string): Promise<RegisteredDomain[]> {
-  const rows = await db.query<{ domain: string; created_at: number; groups: string[]; own: boolean }>(
-    `SELECT r.domain, r.created_at,
-            COALESCE((SELECT jsonb_agg(g.domain_group_id ORDER BY g.domain_group_id COLLATE "C") FROM domain_group_domains g
-                       WHERE g.organization_id = r.organization_id AND g.domain = r.domain), '[]'::jsonb) AS groups,
-            EXISTS (SELECT 1 FROM banner_configs b WHERE b.organization_id = r.organization_id
-                       AND b.scope = 'domain' AND b.scope_value = r.domain) AS own
-       FROM registered_domains r WHERE r.organization_id = $1 ORDER BY r.domain COLLATE "C"`,
-    [organizationId],
-  );
-  return rows.map((r) => ({
-    domain: r.domain,
-    createdAt: r.created_at,
-    domainGroupIds: r.groups,
-    hasOwnBannerSettings: r.own,
-  }));
+  return listRegisteredDomains(db, organizationId);
 }
 
-export async function findDomain(
+async function findDomain(
   db: Queryable,
   organizationId: string,
   domain: string,
@@ -85,14 +71,7 @@ export async function addDomain(
 }
 
 export async function listApps(db: Queryable, organizationId: string): Promise<RegisteredApp[]> {
-  const rows = await db.query<{ app_id: string; created_at: number; own: boolean }>(
-    `SELECT r.app_id, r.created_at,
-            EXISTS (SELECT 1 FROM banner_configs b WHERE b.organization_id = r.organization_id
-                       AND b.scope = 'app' AND b.scope_value = r.app_id) AS own
-       FROM registered_apps r WHERE r.organization_id = $1 ORDER BY r.app_id COLLATE "C"`,
-    [organizationId],
-  );
-  return rows.map((r) => ({ appId: r.app_id, createdAt: r.created_at, hasOwnBannerSettings: r.own }));
+  return listRegisteredApps(db, organizationId);
 }
 
 /** Registers an app id (idempotent); RangeError when it is not a bundle id or package name. */
@@ -107,46 +86,27 @@ export async function addApp(
 }
 
 /** Whether a domain or app scope is registered (the default always is). */
-export async function scopeRegistered(
-  db: Queryable,
-  organizationId: string,
-  scope: BannerScope,
-): Promise<boolean> {
+async function scopeRegistered(db: Queryable, organizationId: string, scope: BannerScope): Promise<boolean> {
   const key = scopeKey(scope);
   if (!key) return false;
   if (key[0] === "default") return true;
-  const sql =
-    key[0] === "domain"
-      ? "SELECT 1 FROM registered_domains WHERE organization_id = $1 AND domain = $2"
-      : "SELECT 1 FROM registered_apps WHERE organization_id = $1 AND app_id = $2";
-  return (await db.query(sql, [organizationId, key[1]])).length > 0;
+  return key[0] === "domain"
+    ? domainRegistered(db, organizationId, key[1])
+    : appRegistered(db, organizationId, key[1]);
 }
 
-type ScopeRow = {
-  scope: BannerScope["kind"];
-  scope_value: string;
-  settings: Record<string, unknown>;
-  config_version: number;
-  updated_at: number;
-};
-
-const toScopeSettings = (row: ScopeRow): ScopeSettings => ({
-  scope: row.scope,
-  ...(row.scope === "domain" ? { domain: row.scope_value } : {}),
-  ...(row.scope === "app" ? { appId: row.scope_value } : {}),
-  bannerSettings: row.settings,
-  configVersion: row.config_version,
-  updatedAt: row.updated_at,
+const toScopeSettings = (stored: StoredScopeConfig): ScopeSettings => ({
+  scope: stored.scope,
+  ...(stored.scope === "domain" ? { domain: stored.scopeValue } : {}),
+  ...(stored.scope === "app" ? { appId: stored.scopeValue } : {}),
+  bannerSettings: stored.settings,
+  configVersion: stored.configVersion,
+  updatedAt: stored.updatedAt,
 });
 
 /** The default and every scope with its own settings. */
 export async function listScopeSettings(db: Queryable, organizationId: string): Promise<ScopeSettings[]> {
-  const rows = await db.query<ScopeRow>(
-    `SELECT scope, scope_value, settings, config_version, updated_at FROM banner_configs
-      WHERE organization_id = $1 ORDER BY scope = 'default' DESC, scope, scope_value`,
-    [organizationId],
-  );
-  return rows.map(toScopeSettings);
+  return (await listScopeConfigs(db, organizationId)).map(toScopeSettings);
 }
 
 /** Saves a scope's own settings; undefined when the domain or app is not registered. */
@@ -161,47 +121,24 @@ export async function saveScopeSettings(
     const key = scopeKey(scope);
     if (!key || !(await scopeRegistered(tx, organizationId, scope))) return undefined;
     // The default row is the organisation's banner lock: saves and removals take turns on it, so
-    // the version arithmetic above never races.
-    await lockDefault(tx, organizationId);
+    // their version arithmetic never races.
+    await lockDefaultScope(tx, organizationId);
     await saveBannerSettings(tx, organizationId, scope, settings, now);
-    const [row] = await tx.query<ScopeRow>(
-      `SELECT scope, scope_value, settings, config_version, updated_at FROM banner_configs
-        WHERE organization_id = $1 AND scope = $2 AND scope_value = $3`,
-      [organizationId, key[0], key[1]],
-    );
-    return toScopeSettings(row!);
+    return toScopeSettings((await readScopeConfig(tx, organizationId, key[0], key[1]))!);
   });
-}
-
-async function lockDefault(tx: Queryable, organizationId: string): Promise<number> {
-  const [row] = await tx.query<{ config_version: number }>(
-    "SELECT config_version FROM banner_configs WHERE organization_id = $1 AND scope = 'default' FOR UPDATE",
-    [organizationId],
-  );
-  return row?.config_version ?? 0;
 }
 
 /** Deletes a scope's own settings inside `tx`, raising the default's version past it if needed. */
 async function dropScopeSettings(
   tx: Queryable,
   organizationId: string,
-  key: [string, string],
+  key: [ScopeKind, string],
   now: number,
 ): Promise<boolean> {
-  const defaultVersion = await lockDefault(tx, organizationId);
-  const [removed] = await tx.query<{ config_version: number }>(
-    `DELETE FROM banner_configs WHERE organization_id = $1 AND scope = $2 AND scope_value = $3
-      RETURNING config_version`,
-    [organizationId, key[0], key[1]],
-  );
-  if (!removed) return false;
-  if (defaultVersion <= removed.config_version) {
-    await tx.query(
-      `UPDATE banner_configs SET config_version = $2, updated_at = $3
-        WHERE organization_id = $1 AND scope = 'default'`,
-      [organizationId, removed.config_version + 1, now],
-    );
-  }
+  const defaultVersion = await lockDefaultScope(tx, organizationId);
+  const removed = await deleteScopeConfig(tx, organizationId, key[0], key[1]);
+  if (removed === undefined) return false;
+  if (defaultVersion <= removed) await setDefaultVersion(tx, organizationId, removed + 1, now);
   return true;
 }
 
@@ -228,11 +165,7 @@ export async function removeDomain(
   if (!host) return false;
   return db.transaction(async (tx) => {
     await dropScopeSettings(tx, organizationId, ["domain", host], now);
-    const removed = await tx.query(
-      "DELETE FROM registered_domains WHERE organization_id = $1 AND domain = $2 RETURNING domain",
-      [organizationId, host],
-    );
-    return removed.length > 0;
+    return deleteRegisteredDomain(tx, organizationId, host);
   });
 }
 
@@ -245,10 +178,6 @@ export async function removeApp(
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
     await dropScopeSettings(tx, organizationId, ["app", appId], now);
-    const removed = await tx.query(
-      "DELETE FROM registered_apps WHERE organization_id = $1 AND app_id = $2 RETURNING app_id",
-      [organizationId, appId],
-    );
-    return removed.length > 0;
+    return deleteRegisteredApp(tx, organizationId, appId);
   });
 }

@@ -1,19 +1,23 @@
 // Per-organisation capabilities (CONTRACT.md): every capability is on by default and an admin may
 // switch it off. A switched-off capability's routes answer 404 NOT_FOUND as if they did not exist
-// (contract 1.6.0's "returns 404 while its flag is off"); the check is central (http/app.ts), driven
+// (contract 1.6.0's "returns 404 while its flag is off"); the check is central (access/), driven
 // by the operation table below, so a route module is covered by being listed here. A few
 // capabilities gate behaviour rather than routes (decision recording, bypass alerts, statutory
-// denial, link redemption); their domain code asks `capabilityEnabled` and the contract says what
-// the route does while they are off.
+// denial, link redemption); their domain code asks `CapabilityCache.enabled` and the contract says
+// what the route does while they are off.
 //
-// State lives in organizations.capabilities as {"name": false} for each capability switched off;
-// absent means on, so a capability added later starts on for every organisation. Gated requests
-// read it through CapabilityCache; a change is announced in its transaction so every instance's
-// cache drops it on commit (db/invalidation.ts).
+// State lives in the organisation's row (accounts/store.ts) as {"name": false} for each capability
+// switched off; absent means on, so a capability added later starts on for every organisation.
+// Requests read it through CapabilityCache; a change is announced in its transaction so every
+// instance's cache drops it on commit (db/invalidation.ts).
+import {
+  readCapabilitySwitches,
+  updateCapabilitySwitches,
+  type CapabilitySwitches,
+} from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
 import { announceInvalidation, type InvalidationFeed } from "../db/invalidation.js";
 import { ReadThroughCache } from "../db/read-through-cache.js";
-import { LRUCache } from "lru-cache";
 
 export interface CapabilityDefinition {
   description: string;
@@ -137,43 +141,19 @@ export function capabilityForOperation(operationId: string): CapabilityName | un
 }
 
 /** The switched-off map as stored; `undefined` when the organisation does not exist. */
-export type CapabilityOverrides = Partial<Record<string, boolean>>;
+export type CapabilityOverrides = CapabilitySwitches;
 
 export const isOn = (overrides: CapabilityOverrides, name: CapabilityName): boolean =>
   overrides[name] !== false;
 
-export async function readCapabilityOverrides(
-  db: Queryable,
-  organizationId: string,
-): Promise<CapabilityOverrides | undefined> {
-  const [row] = await db.query<{ capabilities: CapabilityOverrides }>(
-    "SELECT capabilities FROM organizations WHERE organization_id = $1",
-    [organizationId],
-  );
-  return row?.capabilities;
-}
-
-/** readCapabilityOverrides for the request path: one read per organisation per instance. */
+/**
+ * The organisations' switches for the request path: one read per organisation per instance, then
+ * served from memory until a switch in that organisation is announced (or a minute passes).
+ */
 export class CapabilityCache {
   private readonly cache: ReadThroughCache<{ organizationId: string; overrides: CapabilityOverrides }>;
-  /**
-   * Which organisation owns a notice or a domain group, for public routes that name one of those.
-   * Ownership is fixed for a record's life, so entries need no invalidation; a record deleted
-   * since only means its organisation's switches are checked before the handler answers 404.
-   */
-  private readonly owners = new LRUCache<string, string>({ max: 50_000 });
-
   constructor(feed: InvalidationFeed) {
     this.cache = new ReadThroughCache(feed, { topic: "capabilities", max: 10_000, ttlMs: 60_000 });
-  }
-
-  /** The owning organisation of the record `key` names, `load`ed once; misses are not kept. */
-  async ownerOf(key: string, load: () => Promise<string | undefined>): Promise<string | undefined> {
-    const known = this.owners.get(key);
-    if (known !== undefined) return known;
-    const owner = await load();
-    if (owner !== undefined) this.owners.set(key, owner);
-    return owner;
   }
 
   /** The organisation's cached switches, without reading them (see ReadThroughCache.peek). */
@@ -181,23 +161,28 @@ export class CapabilityCache {
     return this.cache.peek(organizationId)?.overrides;
   }
 
+  /** The organisation's switches, read through the cache; undefined for no such organisation. */
   async read(db: Queryable, organizationId: string): Promise<CapabilityOverrides | undefined> {
     const entry = await this.cache.get(organizationId, async () => {
-      const overrides = await readCapabilityOverrides(db, organizationId);
+      const overrides = await readCapabilitySwitches(db, organizationId);
       return overrides && { organizationId, overrides };
     });
     return entry?.overrides;
   }
-}
 
-/** Whether a capability is on for an organisation (behavioural capabilities ask this). */
-export async function capabilityEnabled(
-  db: Queryable,
-  organizationId: string,
-  name: CapabilityName,
-): Promise<boolean> {
-  const overrides = await readCapabilityOverrides(db, organizationId);
-  return overrides === undefined ? false : isOn(overrides, name);
+  /**
+   * Whether capability `name` is on for the organisation (false when there is no such
+   * organisation). Answered without a promise when the switches are cached, as they are for any
+   * organisation whose request the access check has just let through, so a hot route pays nothing
+   * for asking; callers test for a boolean before awaiting.
+   */
+  enabled(db: Queryable, organizationId: string, name: CapabilityName): boolean | Promise<boolean> {
+    const cached = this.peek(organizationId);
+    if (cached !== undefined) return isOn(cached, name);
+    return this.read(db, organizationId).then(
+      (overrides) => overrides !== undefined && isOn(overrides, name),
+    );
+  }
 }
 
 export interface CapabilityState {
@@ -207,7 +192,7 @@ export interface CapabilityState {
   operations: string[];
 }
 
-export function describeCapabilities(overrides: CapabilityOverrides): CapabilityState[] {
+function describeCapabilities(overrides: CapabilityOverrides): CapabilityState[] {
   return CAPABILITY_NAMES.map((name) => ({
     name,
     enabled: isOn(overrides, name),
@@ -216,28 +201,35 @@ export function describeCapabilities(overrides: CapabilityOverrides): Capability
   }));
 }
 
+/** The organisation's capabilities and their state; undefined when there is no such organisation. */
+export async function listCapabilities(
+  db: Queryable,
+  organizationId: string,
+): Promise<CapabilityState[] | undefined> {
+  const overrides = await readCapabilitySwitches(db, organizationId);
+  return overrides && describeCapabilities(overrides);
+}
+
 /**
- * Switches the named capabilities on or off and leaves the others as they are. Only switched-off
- * capabilities are stored, so "on" is the absence of a key. One statement, so concurrent changes
- * to different capabilities both apply. Run it in a transaction so the change and its
- * announcement commit together.
+ * Switches the named capabilities on or off and leaves the others as they are, and answers the
+ * capabilities now in force (undefined when there is no such organisation). Only switched-off
+ * capabilities are stored, so "on" is the absence of a key; concurrent changes to different
+ * capabilities both apply. Run it in a transaction so the change and its announcement commit
+ * together.
  */
 export async function setCapabilities(
   db: Queryable,
   organizationId: string,
   changes: Partial<Record<CapabilityName, boolean>>,
-): Promise<CapabilityOverrides | undefined> {
+): Promise<CapabilityState[] | undefined> {
   const switchOff: Record<string, false> = {};
   const switchOn: string[] = [];
   for (const [name, enabled] of Object.entries(changes)) {
     if (enabled) switchOn.push(name);
     else switchOff[name] = false;
   }
-  const [row] = await db.query<{ capabilities: CapabilityOverrides }>(
-    `UPDATE organizations SET capabilities = (capabilities - $2::text[]) || $3::jsonb
-      WHERE organization_id = $1 RETURNING capabilities`,
-    [organizationId, switchOn, JSON.stringify(switchOff)],
-  );
-  if (row) await announceInvalidation(db, { topic: "capabilities", organizationId });
-  return row?.capabilities;
+  const overrides = await updateCapabilitySwitches(db, organizationId, switchOn, switchOff);
+  if (!overrides) return undefined;
+  await announceInvalidation(db, { topic: "capabilities", organizationId });
+  return describeCapabilities(overrides);
 }

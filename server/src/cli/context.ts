@@ -1,6 +1,7 @@
 // What every CLI command needs: the parsed configuration and, opened lazily, the migrated database.
 // The same DATABASE_URL / --data-dir rules as the server apply; with the embedded database the CLI
 // cannot run beside a server on the same data directory (the single-opener lock says so).
+import os from "node:os";
 import { findOrganizationBySlug, type Organization } from "../accounts/organizations.js";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
@@ -57,4 +58,15 @@ export class CliContext {
     await this.database?.close();
     this.database = undefined;
   }
+}
+
+/** Who a change made from the command line is recorded as: `system` / `cli:<OS user>`. */
+export function cliActor(): { kind: "system"; id: string } {
+  let user = "unknown";
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the actor stays cli:unknown.
+  }
+  return { kind: "system", id: `cli:${user}` };
 }

@@ -1,6 +1,7 @@
 // `guard`: the operator's command line. Each command group lives in ./commands; this file wires
 // the global options (--json, --data-dir) and the error/exit-code conventions.
 import { Command, CommanderError } from "commander";
+import { DEFAULT_DATA_DIR } from "../config.js";
 import { CliContext, type GlobalOptions } from "./context.js";
 import { Failure } from "../lib/failure.js";
 import { CliError, createOutput } from "./io.js";
@@ -19,11 +20,14 @@ export type RunAction = <A extends unknown[]>(
   options?: { keepOpen?: boolean },
 ) => (...args: A) => Promise<void>;
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command("guard")
     .description("Guard: consent and data-principal rights service for India's DPDP Act")
     .option("--json", "print results as one line of JSON")
-    .option("--data-dir <dir>", "embedded database directory (env GUARD_DATA_DIR, default ./.guard-data)")
+    .option(
+      "--data-dir <dir>",
+      `embedded database directory (env GUARD_DATA_DIR, default ${DEFAULT_DATA_DIR})`,
+    )
     .showHelpAfterError()
     .exitOverride();
 

@@ -15,6 +15,7 @@
 // positive costs a child a consent the fiduciary can re-declare with `tracking: false`; a false
 // negative would be processing the Act forbids.
 import type { Queryable } from "../db/database.js";
+import { hasParentalVerification } from "./store.js";
 
 const TRACKING_WORDS =
   /\b(?:track\w*|behaviou?r\w*|monitor\w*|target\w*|advert\w*|ads?|retarget\w*|re-?market\w*|profiling|marketing|analytics)\b/i;
@@ -31,14 +32,11 @@ export function isTrackingPurpose(entry: ItemizedEntry): boolean {
   return TRACKING_WORDS.test(entry.purpose);
 }
 
+/** Whether the principal is a verified child: a parental verification was recorded for it. */
 export async function isVerifiedChild(
   db: Queryable,
   organizationId: string,
   principalId: string,
 ): Promise<boolean> {
-  const rows = await db.query(
-    "SELECT 1 FROM parental_verifications WHERE organization_id = $1 AND principal_id = $2 LIMIT 1",
-    [organizationId, principalId],
-  );
-  return rows.length > 0;
+  return hasParentalVerification(db, organizationId, principalId);
 }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
+import { findOriginalCmSignal, insertCmSignal } from "./store.js";
 
 export type CmSignalType = "consent_given" | "consent_withdrawn" | "consent_updated";
 
@@ -18,7 +19,7 @@ export interface CmSignalInput {
   signalType: CmSignalType;
 }
 
-export const CM_SIGNAL_CONTEXT = "urn:guard:jsonld:cm-signal:v1";
+const CM_SIGNAL_CONTEXT = "urn:guard:jsonld:cm-signal:v1";
 
 export async function recordCmSignal(
   db: Queryable,
@@ -37,40 +38,27 @@ export async function recordCmSignal(
       }),
     )
     .digest("hex");
-  const insert = (status: "unresolved" | "duplicate", duplicateOf: string | null) =>
-    db.query<{ signal_id: string }>(
-      `INSERT INTO cm_signals
-         (organization_id, signal_id, cm_registry_id, cm_name, principal_token_from_cm, purposes,
-          signal_type, received_at, mapping_status, fingerprint, duplicate_of)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11)
-       ON CONFLICT DO NOTHING RETURNING signal_id`,
-      [
-        organizationId,
-        newId("sig"),
-        input.cmRegistryId,
-        input.cmName,
-        input.principalTokenFromCm,
-        JSON.stringify(input.purposes),
-        input.signalType,
-        now,
-        status,
-        fingerprint,
-        duplicateOf,
-      ],
-    );
+  const signal = {
+    organizationId,
+    cmRegistryId: input.cmRegistryId,
+    cmName: input.cmName,
+    principalTokenFromCm: input.principalTokenFromCm,
+    purposes: input.purposes,
+    signalType: input.signalType,
+    receivedAt: now,
+    fingerprint,
+  };
   let mappingStatus: "unresolved" | "duplicate" = "unresolved";
-  let [row] = await insert("unresolved", null);
-  if (!row) {
-    const [original] = await db.query<{ signal_id: string }>(
-      "SELECT signal_id FROM cm_signals WHERE organization_id = $1 AND fingerprint = $2 AND mapping_status <> 'duplicate'",
-      [organizationId, fingerprint],
-    );
+  let signalId = newId("sig");
+  if (!(await insertCmSignal(db, { ...signal, signalId, mappingStatus, duplicateOf: null }))) {
+    const original = await findOriginalCmSignal(db, organizationId, fingerprint);
     mappingStatus = "duplicate";
-    [row] = await insert("duplicate", original!.signal_id);
+    signalId = newId("sig");
+    await insertCmSignal(db, { ...signal, signalId, mappingStatus, duplicateOf: original ?? null });
   }
   return {
     "@context": CM_SIGNAL_CONTEXT,
-    signalId: row!.signal_id,
+    signalId,
     cmRegistryId: input.cmRegistryId,
     cmName: input.cmName,
     principalTokenFromCm: input.principalTokenFromCm,

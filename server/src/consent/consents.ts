@@ -1,5 +1,5 @@
-// Consent rules and their SQL. Writers take the caller's transaction (`tx`) and record every change
-// as a consent event (consent/events.ts) in it. Rules:
+// Consent rules (their statements are in store.ts). Writers take the caller's transaction (`tx`)
+// and record every change as a consent event (consent/events.ts) in it. Rules:
 //  - a consent is given against the notice's published version, for a purpose the notice itemises;
 //  - one active consent per (principal, notice, purpose), and per (guest, notice, purpose) while the
 //    guest is unlinked: the same notice version again is ALREADY_CONSENTED; a newer version replaces
@@ -10,18 +10,28 @@ import { auditHashNow, type AuditKeys } from "../audit/keys.js";
 import type { Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
+import { publishedItemization, publishedVersionNumber, versionItemization } from "../notices/store.js";
 import { isTrackingPurpose, isVerifiedChild, type ItemizedEntry } from "./children.js";
 import { recordConsentEvent } from "./events.js";
 import {
   auditInputOf,
-  CONSENT_COLUMNS,
-  CONSENT_FROM,
-  toConsent,
+  withExternalId,
+  withExternalIds,
   type Consent,
-  type ConsentRow,
   type ConsentSource,
   type WithdrawalReason,
 } from "./model.js";
+import {
+  findStoredConsent,
+  insertConsent,
+  listActiveLinkedConsents,
+  listStoredConsentsOfPrincipal,
+  lockActiveConsent,
+  lockActiveConsentsOfPrincipal,
+  lockUnlinkedGuestConsents,
+  markConsentWithdrawn,
+  moveConsentToPrincipal,
+} from "./store.js";
 
 export interface ConsentDeps {
   auditKeys: AuditKeys;
@@ -59,23 +69,16 @@ export async function resolveConsentNotice(
   noticeId: string,
   purpose: string,
 ): Promise<ConsentNotice> {
-  const rows = await db.query<{ version: number | null; itemized: ItemizedEntry[] | null }>(
-    `SELECT v.version, v.itemized FROM notices n
-       LEFT JOIN notice_versions v
-         ON v.organization_id = n.organization_id AND v.notice_id = n.notice_id AND v.status = 'published'
-      WHERE n.organization_id = $1 AND n.notice_id = $2`,
-    [organizationId, noticeId],
-  );
-  const row = rows[0];
-  if (!row) throw notFound("No such notice in this organisation");
-  if (row.version === null || row.itemized === null) {
+  const published = await publishedItemization(db, organizationId, noticeId);
+  if (published === undefined) throw notFound("No such notice in this organisation");
+  if (published === null) {
     throw new Failure("NOTICE_NOT_PUBLISHED", "The notice has no published version to consent to");
   }
-  const entry = row.itemized.find((item) => item.purpose === purpose);
+  const entry = published.itemized.find((item) => item.purpose === purpose);
   if (!entry) {
     throw validationError("purpose", "purpose must be one of the purposes the notice itemises");
   }
-  return { noticeId, version: row.version, entry };
+  return { noticeId, version: published.version, entry };
 }
 
 export type ConsentHolder =
@@ -91,11 +94,6 @@ export interface GiveConsentInput {
   source: ConsentSource;
 }
 
-const holderClause = (holder: ConsentHolder) =>
-  holder.kind === "principal"
-    ? { sql: "c.principal_id = $2", value: holder.principalId }
-    : { sql: "c.anonymous_id = $2 AND c.principal_id IS NULL", value: holder.anonymousId };
-
 export async function giveConsent(
   tx: Queryable,
   deps: ConsentDeps,
@@ -104,17 +102,19 @@ export async function giveConsent(
 ): Promise<Consent> {
   const alreadyConsented = () =>
     new Failure("ALREADY_CONSENTED", "An active consent exists for this notice and purpose");
-  const holder = holderClause(input.holder);
-  const [active] = await tx.query<ConsentRow>(
-    `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}
-      WHERE c.organization_id = $1 AND ${holder.sql} AND c.notice_id = $3 AND c.purpose = $4
-        AND c.withdrawn_at IS NULL
-      FOR UPDATE OF c`,
-    [input.organizationId, holder.value, input.notice.noticeId, input.purpose],
+  const externalId = input.holder.kind === "principal" ? input.holder.externalId : null;
+  const active = await lockActiveConsent(
+    tx,
+    input.organizationId,
+    input.holder.kind === "principal"
+      ? { principalId: input.holder.principalId }
+      : { anonymousId: input.holder.anonymousId },
+    input.notice.noticeId,
+    input.purpose,
   );
   if (active) {
-    if (active.notice_version === input.notice.version) throw alreadyConsented();
-    await closeConsent(tx, toConsent(active), "reconsented", now);
+    if (active.noticeVersion === input.notice.version) throw alreadyConsented();
+    await closeConsent(tx, { ...active, externalId }, "reconsented", now);
   }
 
   const consentId = newId("cns");
@@ -130,39 +130,18 @@ export async function giveConsent(
   const hash = auditHashNow(deps.auditKeys, auditInputOf(fields));
   const principalId = input.holder.kind === "principal" ? input.holder.principalId : null;
   const anonymousId = input.holder.kind === "guest" ? input.holder.anonymousId : null;
-  // A concurrent first consent for the same key loses here, on the partial unique index.
-  const inserted = await tx.query(
-    `INSERT INTO consents
-       (organization_id, consent_id, principal_id, anonymous_id, notice_id, notice_version, purpose,
-        data_types, source, given_at, audit_hash, audit_key_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12)
-     ON CONFLICT DO NOTHING RETURNING consent_id`,
-    [
-      input.organizationId,
-      consentId,
-      principalId,
-      anonymousId,
-      fields.noticeId,
-      fields.noticeVersion,
-      fields.purpose,
-      JSON.stringify(fields.dataTypes),
-      fields.source,
-      now,
-      hash.auditHash,
-      hash.auditKeyVersion,
-    ],
-  );
-  if (inserted.length === 0) throw alreadyConsented();
   const consent: Consent = {
     ...fields,
     consentId,
     principalId,
-    externalId: input.holder.kind === "principal" ? input.holder.externalId : null,
+    externalId,
     anonymousId,
     withdrawnAt: null,
     withdrawalReason: null,
     ...hash,
   };
+  // A concurrent first consent for the same key loses here, on the partial unique index.
+  if (!(await insertConsent(tx, consent))) throw alreadyConsented();
   await recordConsentEvent(tx, consent, "given", now);
   return consent;
 }
@@ -174,11 +153,7 @@ async function closeConsent(
   reason: WithdrawalReason,
   now: number,
 ): Promise<Consent> {
-  await tx.query(
-    `UPDATE consents SET withdrawn_at = $3, withdrawal_reason = $4
-      WHERE organization_id = $1 AND consent_id = $2 AND withdrawn_at IS NULL`,
-    [consent.organizationId, consent.consentId, now, reason],
-  );
+  await markConsentWithdrawn(tx, consent.organizationId, consent.consentId, { at: now, reason });
   const closed: Consent = { ...consent, withdrawnAt: now, withdrawalReason: reason };
   await recordConsentEvent(tx, closed, "withdrawn", now);
   return closed;
@@ -195,13 +170,9 @@ export async function withdrawConsent(
   input: { organizationId: string; consentId: string },
   now: number,
 ): Promise<WithdrawOutcome> {
-  const [row] = await tx.query<ConsentRow>(
-    `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}
-      WHERE c.organization_id = $1 AND c.consent_id = $2 FOR UPDATE OF c`,
-    [input.organizationId, input.consentId],
-  );
-  if (!row) return { outcome: "not_found" };
-  const consent = toConsent(row);
+  const stored = await findStoredConsent(tx, input.organizationId, input.consentId, { forUpdate: true });
+  if (!stored) return { outcome: "not_found" };
+  const consent = await withExternalId(tx, input.organizationId, stored);
   if (consent.withdrawnAt !== null) return { outcome: "already_withdrawn", consent };
   return { outcome: "withdrawn", consent: await closeConsent(tx, consent, "principal_request", now) };
 }
@@ -211,11 +182,13 @@ async function itemizedEntryOf(
   tx: Queryable,
   consent: Pick<Consent, "organizationId" | "noticeId" | "noticeVersion" | "purpose">,
 ): Promise<ItemizedEntry | undefined> {
-  const [row] = await tx.query<{ itemized: ItemizedEntry[] }>(
-    "SELECT itemized FROM notice_versions WHERE organization_id = $1 AND notice_id = $2 AND version = $3",
-    [consent.organizationId, consent.noticeId, consent.noticeVersion],
+  const itemized = await versionItemization(
+    tx,
+    consent.organizationId,
+    consent.noticeId,
+    consent.noticeVersion,
   );
-  return row?.itemized.find((item) => item.purpose === consent.purpose);
+  return itemized?.find((item) => item.purpose === consent.purpose);
 }
 
 async function isBlockedTracking(tx: Queryable, consent: Consent): Promise<boolean> {
@@ -244,35 +217,28 @@ export async function linkAnonymousConsents(
   },
   now: number,
 ): Promise<LinkResult> {
-  const rows = await tx.query<ConsentRow>(
-    `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}
-      WHERE c.organization_id = $1 AND c.anonymous_id = $2 AND c.principal_id IS NULL
-      ORDER BY c.given_at, c.consent_id FOR UPDATE OF c`,
-    [input.organizationId, input.anonymousId],
-  );
+  const guestConsents = await lockUnlinkedGuestConsents(tx, input.organizationId, input.anonymousId);
   const child =
-    rows.length > 0 &&
+    guestConsents.length > 0 &&
     input.blockTrackingForChildren &&
     (await isVerifiedChild(tx, input.organizationId, input.principalId));
-  for (const row of rows) {
-    let consent = toConsent(row);
+  for (const stored of guestConsents) {
+    let consent: Consent = { ...stored, externalId: null };
     if (consent.withdrawnAt === null) {
       // Closed while still the guest's, so the principal never holds two active consents at once.
-      const [held] = await tx.query(
-        `SELECT 1 FROM consents WHERE organization_id = $1 AND principal_id = $2 AND notice_id = $3
-            AND purpose = $4 AND withdrawn_at IS NULL FOR UPDATE`,
-        [input.organizationId, input.principalId, consent.noticeId, consent.purpose],
+      const held = await lockActiveConsent(
+        tx,
+        input.organizationId,
+        { principalId: input.principalId },
+        consent.noticeId,
+        consent.purpose,
       );
       if (held) consent = await closeConsent(tx, consent, "superseded_on_link", now);
       else if (child && (await isBlockedTracking(tx, consent)))
         consent = await closeConsent(tx, consent, "minor_tracking_blocked", now);
     }
     const hash = auditHashNow(deps.auditKeys, auditInputOf({ ...consent, source: "linked" }));
-    await tx.query(
-      `UPDATE consents SET principal_id = $3, source = 'linked', audit_hash = $4, audit_key_version = $5
-        WHERE organization_id = $1 AND consent_id = $2`,
-      [consent.organizationId, consent.consentId, input.principalId, hash.auditHash, hash.auditKeyVersion],
-    );
+    await moveConsentToPrincipal(tx, consent.organizationId, consent.consentId, input.principalId, hash);
     const linked: Consent = {
       ...consent,
       principalId: input.principalId,
@@ -282,19 +248,40 @@ export async function linkAnonymousConsents(
     };
     await recordConsentEvent(tx, linked, "linked", now);
   }
-  const stale = await tx.query<{ notice_id: string; purpose: string }>(
-    `SELECT DISTINCT c.notice_id, c.purpose FROM consents c
-       JOIN notice_versions v
-         ON v.organization_id = c.organization_id AND v.notice_id = c.notice_id AND v.status = 'published'
-      WHERE c.organization_id = $1 AND c.principal_id = $2 AND c.anonymous_id = $3 AND c.source = 'linked'
-        AND c.withdrawn_at IS NULL AND v.version <> c.notice_version
-      ORDER BY c.notice_id, c.purpose`,
-    [input.organizationId, input.principalId, input.anonymousId],
-  );
   return {
-    linkedCount: rows.length,
-    needsReconsent: stale.map((r) => ({ noticeId: r.notice_id, purpose: r.purpose })),
+    linkedCount: guestConsents.length,
+    needsReconsent: await needsReconsent(tx, input),
   };
+}
+
+/**
+ * The (notice, purpose) pairs of the guest's linked, active consents whose notice now has a newer
+ * published version, by notice and purpose (a notice with nothing published asks for nothing).
+ */
+async function needsReconsent(
+  tx: Queryable,
+  input: { organizationId: string; principalId: string; anonymousId: string },
+): Promise<{ noticeId: string; purpose: string }[]> {
+  const linked = await listActiveLinkedConsents(
+    tx,
+    input.organizationId,
+    input.principalId,
+    input.anonymousId,
+  );
+  const published = new Map<string, number | undefined>();
+  for (const { noticeId } of linked) {
+    if (!published.has(noticeId))
+      published.set(noticeId, await publishedVersionNumber(tx, input.organizationId, noticeId));
+  }
+  const stale: { noticeId: string; purpose: string }[] = [];
+  for (const consent of linked) {
+    const version = published.get(consent.noticeId);
+    if (version === undefined || version === consent.noticeVersion) continue;
+    const previous = stale[stale.length - 1];
+    if (previous?.noticeId === consent.noticeId && previous.purpose === consent.purpose) continue;
+    stale.push({ noticeId: consent.noticeId, purpose: consent.purpose });
+  }
+  return stale;
 }
 
 /**
@@ -306,15 +293,13 @@ export async function closeTrackingConsentsOfChild(
   input: { organizationId: string; principalId: string },
   now: number,
 ): Promise<number> {
-  const rows = await tx.query<ConsentRow>(
-    `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}
-      WHERE c.organization_id = $1 AND c.principal_id = $2 AND c.withdrawn_at IS NULL
-      ORDER BY c.given_at, c.consent_id FOR UPDATE OF c`,
-    [input.organizationId, input.principalId],
+  const active = await withExternalIds(
+    tx,
+    input.organizationId,
+    await lockActiveConsentsOfPrincipal(tx, input.organizationId, input.principalId),
   );
   let closed = 0;
-  for (const row of rows) {
-    const consent = toConsent(row);
+  for (const consent of active) {
     if (!(await isBlockedTracking(tx, consent))) continue;
     await closeConsent(tx, consent, "minor_tracking_blocked", now);
     closed += 1;
@@ -328,10 +313,9 @@ export async function listConsentsOfPrincipal(
   organizationId: string,
   principalId: string,
 ): Promise<Consent[]> {
-  const rows = await db.query<ConsentRow>(
-    `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}
-      WHERE c.organization_id = $1 AND c.principal_id = $2 ORDER BY c.given_at DESC, c.consent_id DESC`,
-    [organizationId, principalId],
+  return withExternalIds(
+    db,
+    organizationId,
+    await listStoredConsentsOfPrincipal(db, organizationId, principalId),
   );
-  return rows.map(toConsent);
 }

@@ -4,31 +4,21 @@
 // written through the caller's transaction, together with the change itself.
 import { appendAuditEntry } from "../audit/chain.js";
 import { checkAuditHash, type AuditKeys } from "../audit/keys.js";
+import { chainSubjectsAt } from "../audit/store.js";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
-import { auditInputOf, type Consent, type ConsentSource, type WithdrawalReason } from "./model.js";
-
-export type ConsentEventType = "given" | "withdrawn" | "linked";
-
-interface ConsentEvent {
-  eventId: string;
-  eventType: ConsentEventType;
-  occurredAt: number;
-  consentId: string;
-  principalId: string | null;
-  anonymousId: string | null;
-  noticeId: string;
-  noticeVersion: number;
-  purpose: string;
-  dataTypes: string[];
-  givenAt: number;
-  source: ConsentSource;
-  reason: WithdrawalReason | null;
-  auditHash: string;
-  auditKeyVersion: number;
-}
+import { auditInputOf, type Consent } from "./model.js";
+import {
+  consentEventsAtSeqs,
+  consentEventsOf,
+  insertConsentEvent,
+  pageConsentEventSeqs,
+  pageConsents,
+  type ConsentEvent,
+  type ConsentEventType,
+} from "./store.js";
 
 /** The audit-chain payload of a consent event: the whole event, so the chain pins every column. */
 function chainPayload(event: ConsentEvent): Record<string, unknown> {
@@ -80,32 +70,7 @@ export async function recordConsentEvent(
     },
     now,
   );
-  await tx.query(
-    `INSERT INTO consent_events
-       (organization_id, event_id, consent_id, event_type, occurred_at, principal_id, anonymous_id,
-        notice_id, notice_version, purpose, data_types, given_at, source, reason, audit_hash,
-        audit_key_version, audit_seq)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17)`,
-    [
-      consent.organizationId,
-      event.eventId,
-      event.consentId,
-      eventType,
-      now,
-      event.principalId,
-      event.anonymousId,
-      event.noticeId,
-      event.noticeVersion,
-      event.purpose,
-      JSON.stringify(event.dataTypes),
-      event.givenAt,
-      event.source,
-      event.reason,
-      event.auditHash,
-      event.auditKeyVersion,
-      seq,
-    ],
-  );
+  await insertConsentEvent(tx, consent.organizationId, event, seq);
   if (eventType === "linked") return;
   const payload: Record<string, unknown> = {
     consentId: consent.consentId,
@@ -137,46 +102,6 @@ export interface EvidenceProblem {
   reason: string;
 }
 
-type EventRow = {
-  event_id: string;
-  consent_id: string;
-  event_type: ConsentEventType;
-  occurred_at: number;
-  principal_id: string | null;
-  anonymous_id: string | null;
-  notice_id: string;
-  notice_version: number;
-  purpose: string;
-  data_types: string[];
-  given_at: number;
-  source: ConsentSource;
-  reason: WithdrawalReason | null;
-  audit_hash: string;
-  audit_key_version: number;
-  audit_seq: number;
-};
-
-const EVENT_COLUMNS = `event_id, consent_id, event_type, occurred_at, principal_id, anonymous_id, notice_id,
-  notice_version, purpose, data_types, given_at, source, reason, audit_hash, audit_key_version, audit_seq`;
-
-const eventOf = (row: EventRow): ConsentEvent => ({
-  eventId: row.event_id,
-  eventType: row.event_type,
-  occurredAt: row.occurred_at,
-  consentId: row.consent_id,
-  principalId: row.principal_id,
-  anonymousId: row.anonymous_id,
-  noticeId: row.notice_id,
-  noticeVersion: row.notice_version,
-  purpose: row.purpose,
-  dataTypes: row.data_types,
-  givenAt: row.given_at,
-  source: row.source,
-  reason: row.reason,
-  auditHash: row.audit_hash,
-  auditKeyVersion: row.audit_key_version,
-});
-
 export interface ChainEntryView {
   seq: number;
   entryType: string;
@@ -197,20 +122,20 @@ export async function checkConsentEventsForEntries(
 ): Promise<{ problems: EvidenceProblem[]; eventsChecked: number }> {
   const consentEntries = entries.filter((e) => e.entryType.startsWith("consent."));
   if (consentEntries.length === 0) return { problems: [], eventsChecked: 0 };
-  const rows = await db.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM consent_events WHERE organization_id = $1 AND audit_seq = ANY($2::bigint[])`,
-    [organizationId, consentEntries.map((e) => e.seq)],
+  const events = await consentEventsAtSeqs(
+    db,
+    organizationId,
+    consentEntries.map((e) => e.seq),
   );
-  const bySeq = new Map(rows.map((r) => [r.audit_seq, r]));
+  const bySeq = new Map(events.map((e) => [e.auditSeq, e.event]));
   const problems: EvidenceProblem[] = [];
   for (const entry of consentEntries) {
-    const row = bySeq.get(entry.seq);
+    const event = bySeq.get(entry.seq);
     const problem = (reason: string) => problems.push({ seq: entry.seq, subjectId: entry.subjectId, reason });
-    if (!row) {
+    if (!event) {
       problem("the consent event recorded in the chain is missing from consent_events");
       continue;
     }
-    const event = eventOf(row);
     if (`consent.${event.eventType}` !== entry.entryType || event.consentId !== entry.subjectId) {
       problem("the consent event does not match its chain entry (type or consent)");
       continue;
@@ -222,45 +147,40 @@ export async function checkConsentEventsForEntries(
     const hashProblem = checkAuditHash(keys, auditInputOf({ organizationId, ...event }), event);
     if (hashProblem) problem(`consent event ${event.eventId}: ${hashProblem}`);
   }
-  return { problems, eventsChecked: rows.length };
+  return { problems, eventsChecked: events.length };
 }
 
-/** Consent events that point at no chain entry (inserted around the chain, or their entry deleted). */
+/**
+ * The first consent event, in chain order, that points at no chain entry about its consent
+ * (inserted around the chain, or its entry deleted); checked a page of events at a time.
+ */
 export async function findUnchainedConsentEvents(
   db: Queryable,
   organizationId: string,
+  pageSize = 1000,
 ): Promise<EvidenceProblem[]> {
-  const rows = await db.query<{ consent_id: string; audit_seq: number }>(
-    `SELECT e.consent_id, e.audit_seq FROM consent_events e
-      WHERE e.organization_id = $1
-        AND NOT EXISTS (SELECT 1 FROM audit_entries a
-                         WHERE a.organization_id = e.organization_id AND a.seq = e.audit_seq
-                           AND a.subject_id = e.consent_id)
-      ORDER BY e.audit_seq LIMIT 1`,
-    [organizationId],
-  );
-  return rows.map((r) => ({
-    seq: r.audit_seq,
-    subjectId: r.consent_id,
-    reason: "a consent event has no matching entry in the audit chain",
-  }));
+  let afterSeq = 0;
+  for (;;) {
+    const events = await pageConsentEventSeqs(db, organizationId, afterSeq, pageSize);
+    if (events.length === 0) return [];
+    const subjects = await chainSubjectsAt(
+      db,
+      organizationId,
+      events.map((e) => e.auditSeq),
+    );
+    const unchained = events.find((e) => subjects.get(e.auditSeq) !== e.consentId);
+    if (unchained) {
+      return [
+        {
+          seq: unchained.auditSeq,
+          subjectId: unchained.consentId,
+          reason: "a consent event has no matching entry in the audit chain",
+        },
+      ];
+    }
+    afterSeq = events[events.length - 1]!.auditSeq;
+  }
 }
-
-type StateRow = {
-  consent_id: string;
-  principal_id: string | null;
-  anonymous_id: string | null;
-  notice_id: string;
-  notice_version: number;
-  purpose: string;
-  data_types: string[];
-  source: ConsentSource;
-  given_at: number;
-  withdrawn_at: number | null;
-  withdrawal_reason: WithdrawalReason | null;
-  audit_hash: string;
-  audit_key_version: number;
-};
 
 /**
  * Checks every consent row against its history, a page at a time: replaying its events in chain
@@ -277,70 +197,53 @@ export async function checkConsentRows(
   let consentsChecked = 0;
   let after = "";
   for (;;) {
-    const consents = await db.query<StateRow>(
-      `SELECT consent_id, principal_id, anonymous_id, notice_id, notice_version, purpose, data_types, source,
-              given_at, withdrawn_at, withdrawal_reason, audit_hash, audit_key_version
-         FROM consents WHERE organization_id = $1 AND consent_id > $2 ORDER BY consent_id LIMIT $3`,
-      [organizationId, after, pageSize],
-    );
+    const consents = await pageConsents(db, organizationId, after, pageSize);
     if (consents.length === 0) break;
-    after = consents[consents.length - 1]!.consent_id;
+    after = consents[consents.length - 1]!.consentId;
     consentsChecked += consents.length;
-    const events = await db.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM consent_events
-        WHERE organization_id = $1 AND consent_id = ANY($2::text[]) ORDER BY audit_seq`,
-      [organizationId, consents.map((c) => c.consent_id)],
+    const events = await consentEventsOf(
+      db,
+      organizationId,
+      consents.map((c) => c.consentId),
     );
     const history = new Map<string, ConsentEvent[]>();
     const lastSeq = new Map<string, number>();
-    for (const row of events) {
-      const list = history.get(row.consent_id) ?? [];
-      list.push(eventOf(row));
-      history.set(row.consent_id, list);
-      lastSeq.set(row.consent_id, row.audit_seq);
+    for (const { event, auditSeq } of events) {
+      const list = history.get(event.consentId) ?? [];
+      list.push(event);
+      history.set(event.consentId, list);
+      lastSeq.set(event.consentId, auditSeq);
     }
-    for (const row of consents) {
-      const trail = history.get(row.consent_id) ?? [];
+    for (const consent of consents) {
+      const trail = history.get(consent.consentId) ?? [];
       const last = trail[trail.length - 1];
       const problem = (reason: string) =>
-        problems.push({ seq: lastSeq.get(row.consent_id) ?? null, subjectId: row.consent_id, reason });
+        problems.push({ seq: lastSeq.get(consent.consentId) ?? null, subjectId: consent.consentId, reason });
       if (trail[0]?.eventType !== "given") {
         problem("the consent has no `given` event as the start of its history");
         continue;
       }
       const withdrawal = trail.find((e) => e.eventType === "withdrawn");
       const expected = {
-        principal_id: last!.principalId,
-        anonymous_id: last!.anonymousId,
-        notice_id: last!.noticeId,
-        notice_version: last!.noticeVersion,
+        principalId: last!.principalId,
+        anonymousId: last!.anonymousId,
+        noticeId: last!.noticeId,
+        noticeVersion: last!.noticeVersion,
         purpose: last!.purpose,
-        data_types: last!.dataTypes,
+        dataTypes: last!.dataTypes,
         source: last!.source,
-        given_at: last!.givenAt,
-        withdrawn_at: withdrawal?.occurredAt ?? null,
-        withdrawal_reason: withdrawal?.reason ?? null,
-        audit_hash: last!.auditHash,
-        audit_key_version: last!.auditKeyVersion,
+        givenAt: last!.givenAt,
+        withdrawnAt: withdrawal?.occurredAt ?? null,
+        withdrawalReason: withdrawal?.reason ?? null,
+        auditHash: last!.auditHash,
+        auditKeyVersion: last!.auditKeyVersion,
       };
-      const { consent_id: _id, ...actual } = row;
+      const { consentId: _id, organizationId: _org, ...actual } = consent;
       if (canonicalJson(actual) !== canonicalJson(expected)) {
         problem("the consent record differs from the state its recorded history gives");
         continue;
       }
-      const hashProblem = checkAuditHash(
-        keys,
-        auditInputOf({
-          organizationId,
-          noticeId: row.notice_id,
-          noticeVersion: row.notice_version,
-          purpose: row.purpose,
-          dataTypes: row.data_types,
-          givenAt: row.given_at,
-          source: row.source,
-        }),
-        { auditHash: row.audit_hash, auditKeyVersion: row.audit_key_version },
-      );
+      const hashProblem = checkAuditHash(keys, auditInputOf(consent), consent);
       if (hashProblem) problem(hashProblem);
     }
   }

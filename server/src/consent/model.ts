@@ -1,6 +1,9 @@
-// A consent as the consent domain passes it around, and how it is read from the database.
+// A consent as the consent domain passes it around: as stored (store.ts) plus its holder's
+// externalId, which the accounts domain keeps.
 import type { AuditHashInput } from "@guard/contract";
+import { findPrincipalsByIds } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
+import { findStoredConsent, type StoredConsent } from "./store.js";
 
 export type ConsentSource = "brokered" | "direct" | "anonymous" | "linked";
 
@@ -18,7 +21,7 @@ export interface Consent {
   organizationId: string;
   consentId: string;
   principalId: string | null;
-  /** The principal's externalId (joined from principals), null for a guest's consent. */
+  /** The principal's externalId (the accounts domain's), null for a guest's consent. */
   externalId: string | null;
   anonymousId: string | null;
   noticeId: string;
@@ -32,50 +35,6 @@ export interface Consent {
   auditHash: string;
   auditKeyVersion: number;
 }
-
-export type ConsentRow = {
-  organization_id: string;
-  consent_id: string;
-  principal_id: string | null;
-  external_id: string | null;
-  anonymous_id: string | null;
-  notice_id: string;
-  notice_version: number;
-  purpose: string;
-  data_types: string[];
-  source: ConsentSource;
-  given_at: number;
-  withdrawn_at: number | null;
-  withdrawal_reason: WithdrawalReason | null;
-  audit_hash: string;
-  audit_key_version: number;
-};
-
-/** Columns of `consents c LEFT JOIN principals p`, in ConsentRow's names. */
-export const CONSENT_COLUMNS = `c.organization_id, c.consent_id, c.principal_id, p.external_id, c.anonymous_id,
-  c.notice_id, c.notice_version, c.purpose, c.data_types, c.source, c.given_at, c.withdrawn_at,
-  c.withdrawal_reason, c.audit_hash, c.audit_key_version`;
-
-export const CONSENT_FROM = `consents c
-  LEFT JOIN principals p ON p.organization_id = c.organization_id AND p.principal_id = c.principal_id`;
-
-export const toConsent = (row: ConsentRow): Consent => ({
-  organizationId: row.organization_id,
-  consentId: row.consent_id,
-  principalId: row.principal_id,
-  externalId: row.external_id,
-  anonymousId: row.anonymous_id,
-  noticeId: row.notice_id,
-  noticeVersion: row.notice_version,
-  purpose: row.purpose,
-  dataTypes: row.data_types,
-  source: row.source,
-  givenAt: row.given_at,
-  withdrawnAt: row.withdrawn_at,
-  withdrawalReason: row.withdrawal_reason,
-  auditHash: row.audit_hash,
-  auditKeyVersion: row.audit_key_version,
-});
 
 /** The fields the contract audit hash covers. */
 export const auditInputOf = (c: {
@@ -96,22 +55,49 @@ export const auditInputOf = (c: {
   source: c.source,
 });
 
+/**
+ * The consents with their holders' externalIds, read from the accounts domain in one go; a guest's
+ * is null, and so is that of a principal that does not exist.
+ */
+export async function withExternalIds(
+  db: Queryable,
+  organizationId: string,
+  consents: readonly StoredConsent[],
+): Promise<Consent[]> {
+  const principalIds = [...new Set(consents.flatMap((c) => (c.principalId === null ? [] : [c.principalId])))];
+  const principals = await findPrincipalsByIds(
+    db,
+    principalIds.map((principalId) => ({ organizationId, principalId })),
+  );
+  const externalIds = new Map(principals.map((p) => [p.principalId, p.externalId]));
+  return consents.map((consent) => ({
+    ...consent,
+    externalId: consent.principalId === null ? null : (externalIds.get(consent.principalId) ?? null),
+  }));
+}
+
+/** The consent with its holder's externalId. */
+export async function withExternalId(
+  db: Queryable,
+  organizationId: string,
+  consent: StoredConsent,
+): Promise<Consent> {
+  const [withId] = await withExternalIds(db, organizationId, [consent]);
+  return withId ?? { ...consent, externalId: null };
+}
+
+/** One consent of the organisation. */
 export async function findConsent(
   db: Queryable,
   organizationId: string,
   consentId: string,
-  options: { forUpdate?: boolean } = {},
 ): Promise<Consent | undefined> {
-  const rows = await db.query<ConsentRow>(
-    `SELECT ${CONSENT_COLUMNS} FROM ${CONSENT_FROM}
-      WHERE c.organization_id = $1 AND c.consent_id = $2${options.forUpdate ? " FOR UPDATE OF c" : ""}`,
-    [organizationId, consentId],
-  );
-  return rows[0] && toConsent(rows[0]);
+  const stored = await findStoredConsent(db, organizationId, consentId);
+  return stored && withExternalId(db, organizationId, stored);
 }
 
 /** `ConsentRecord` of contract 1.6.0, plus the additive noticeId and noticeVersion. */
-export const CONSENT_RECORD_CONTEXT = "urn:guard:jsonld:consent-record:v1";
+const CONSENT_RECORD_CONTEXT = "urn:guard:jsonld:consent-record:v1";
 
 export function consentRecordBody(consent: Consent) {
   return {

@@ -14,6 +14,7 @@ import type { Config } from "../config.js";
 import type { Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
 import { constantTimeEqual, sha256Hex } from "../lib/secrets.js";
+import { insertParentalVerification } from "./store.js";
 
 export interface ParentalVerificationSubject {
   organizationId: string;
@@ -125,22 +126,16 @@ export async function recordParentalVerification(
   const verificationId = newId("pvr");
   const tokenHash = sha256Hex(input.token);
   const parentReferenceHash = sha256Hex(input.parentReference);
-  const inserted = await tx.query(
-    `INSERT INTO parental_verifications
-       (organization_id, verification_id, principal_id, provider, token_hash, parent_reference_hash, verified_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (organization_id, token_hash) DO NOTHING RETURNING verification_id`,
-    [
-      input.subject.organizationId,
-      verificationId,
-      input.subject.principalId,
-      input.provider,
-      tokenHash,
-      parentReferenceHash,
-      now,
-    ],
-  );
-  if (inserted.length === 0) return { recorded: false };
+  const recorded = await insertParentalVerification(tx, {
+    organizationId: input.subject.organizationId,
+    verificationId,
+    principalId: input.subject.principalId,
+    provider: input.provider,
+    tokenHash,
+    parentReferenceHash,
+    verifiedAt: now,
+  });
+  if (!recorded) return { recorded: false };
   await appendAuditEntry(
     tx,
     {

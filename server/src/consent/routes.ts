@@ -6,7 +6,7 @@ import type { RouteModule } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { enforceRateLimit } from "../http/rate-limit.js";
 import { isTrackingPurpose, isVerifiedChild } from "./children.js";
-import { recordCmSignal, type CmSignalInput } from "./cm-signals.js";
+import { recordCmSignal } from "./cm-signals.js";
 import {
   assertAuditSafe,
   closeTrackingConsentsOfChild,
@@ -21,12 +21,6 @@ import { consentRecordBody, findConsent } from "./model.js";
 import { parentalConsentVerifier, recordParentalVerification } from "./parental-verification.js";
 import { readConsentSettings } from "./settings.js";
 
-interface ConsentBody {
-  noticeId: string;
-  purpose: string;
-  dataTypes: string[];
-}
-
 export const consentRoutes: RouteModule = ({ config, db, clock }) => {
   const deps: ConsentDeps = { auditKeys: config.auditKeys };
   const verifier = parentalConsentVerifier(config);
@@ -36,9 +30,9 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "giveConsentAnonymous",
       // Contract 1.6.0 answers a repeated anonymous consent with 400, not the catalog's 409.
       statuses: { ALREADY_CONSENTED: 400 },
-      idempotency: { publicScope: (request) => (request.body as { organizationId: string }).organizationId },
+      idempotency: { publicScope: (request) => request.body.organizationId },
       handler: async (request, _reply, { write }) => {
-        const body = request.body as ConsentBody & { organizationId: string; anonymousId: string };
+        const body = request.body;
         assertAuditSafe(body);
         const settings = await readConsentSettings(db, body.organizationId);
         if (!settings) throw notFound("No such organisation");
@@ -94,7 +88,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       idempotency: true,
       handler: async (request, _reply, { write }) => {
         const service = serviceOf(request);
-        const body = request.body as ConsentBody & { email: string };
+        const body = request.body;
         const organizationId = service.organizationId;
         assertAuditSafe({ organizationId, ...body });
         const notice = await resolveConsentNotice(db, organizationId, body.noticeId, body.purpose);
@@ -138,7 +132,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "getConsent",
       handler: async (request) => {
         const service = serviceOf(request);
-        const { consentId } = request.params as { consentId: string };
+        const { consentId } = request.params;
         const consent = await findConsent(db, service.organizationId, consentId);
         if (!consent) throw notFound("No such consent in this organisation");
         return consentRecordBody(consent);
@@ -148,7 +142,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "withdrawConsent",
       handler: async (request, _reply, { write }) => {
         const service = serviceOf(request);
-        const { consentId } = request.params as { consentId: string };
+        const { consentId } = request.params;
         const result = await write((tx) =>
           withdrawConsent(tx, { organizationId: service.organizationId, consentId }, clock.now()),
         );
@@ -163,7 +157,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "linkAnonymousConsent",
       handler: async (request, _reply, { write }) => {
         const principal = principalOf(request);
-        const { anonymousId } = request.body as { anonymousId: string };
+        const { anonymousId } = request.body;
         const settings = await readConsentSettings(db, principal.organizationId);
         return write((tx) =>
           linkAnonymousConsents(
@@ -185,7 +179,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "getConsentStatus",
       handler: async (request) => {
         const service = serviceOf(request);
-        const query = request.query as { email?: string; externalId?: string };
+        const query = request.query;
         if ((query.email === undefined) === (query.externalId === undefined)) {
           throw validationError(
             query.email === undefined ? "email" : "externalId",
@@ -218,15 +212,14 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       idempotency: true,
       handler: async (request, _reply, { write }) => {
         const service = serviceOf(request);
-        const body = request.body as CmSignalInput;
-        return write((tx) => recordCmSignal(tx, service.organizationId, body, clock.now()));
+        return write((tx) => recordCmSignal(tx, service.organizationId, request.body, clock.now()));
       },
     },
     {
       operationId: "verifyParent",
       handler: async (request, _reply, { write }) => {
         const principal = principalOf(request);
-        const { tokenFromProvider } = request.body as { tokenFromProvider: string };
+        const { tokenFromProvider } = request.body;
         const now = clock.now();
         const result = await verifier.verify(tokenFromProvider, principal, now);
         if (!result.ok) {

@@ -1,14 +1,15 @@
 // The consent domain's per-organisation settings, read from organizations.settings (JSONB):
 //
-//   blockTrackingForChildren   boolean, default true. Refuse tracking purposes for a verified child
-//                              (DPDP s.9(3)) with 403 MINOR_TRACKING_BLOCKED.
+//   blockTrackingForChildren   Refuse tracking purposes for a verified child (DPDP s.9(3)) with
+//                              403 MINOR_TRACKING_BLOCKED.
 //   anonymousConsentRateLimit  { perAddress, perOrganization, windowMs }: budgets of the public
-//                              anonymous-capture route (defaults 120 and 6000 per 60 000 ms).
+//                              anonymous-capture route.
 //
+// Defaults and ranges are DEFAULT_CONSENT_SETTINGS and CONSENT_SETTING_RANGES below.
 // A missing or ill-typed value means the default, so a bad setting never breaks consent capture.
 // Staff change them with PATCH /api/v1/staff/organization/settings or `guard org settings`
 // (settings/organization-settings.ts), which validate against the ranges below.
-import { readStoredSettings } from "../accounts/organizations.js";
+import { readStoredSettings } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
 
 export interface ConsentSettings {

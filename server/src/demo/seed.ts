@@ -10,8 +10,8 @@ import { registerDomain } from "../banner/banner-config.js";
 import type { Database } from "../db/database.js";
 import { parseNoticeDraft, publishNotice } from "../notices/notices.js";
 
-export const DEMO_SLUG = "demo";
-export const DEMO_ADMIN_EMAIL = "admin@demo.example";
+const DEMO_SLUG = "demo";
+const DEMO_ADMIN_EMAIL = "admin@demo.example";
 
 export const DEMO_NOTICE = {
   key: "default",

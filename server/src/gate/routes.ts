@@ -1,6 +1,6 @@
 // HTTP routes of the Consent Gate: verify (decide and log), the decision log, bypass alerts.
 import { serviceOf } from "../http/credentials.js";
-import { requestCapabilityEnabled, requestCapabilityKnown } from "../capabilities/enforce.js";
+import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
 import { notFound } from "../lib/failure.js";
 import { GroupCommit } from "../lib/group-commit.js";
@@ -19,7 +19,7 @@ import { readGateSettings } from "./settings.js";
 // anyway). Figures: bench/README.md.
 const GATE_GROUP_COMMIT = { maxGroupSize: 500, maxInFlight: 1 };
 
-export const gateRoutes: RouteModule = ({ db, clock }) => {
+export const gateRoutes: RouteModule<AppContext> = ({ db, clock, capabilities }) => {
   const decisions = new GroupCommit<VerifyInput, VerifyOutcome | undefined>(
     // One decision time per group: the moment its statement reads the consents.
     (inputs) => verifyConsents(db, inputs, clock.now()),
@@ -30,17 +30,11 @@ export const gateRoutes: RouteModule = ({ db, clock }) => {
       operationId: "verifyConsentGate",
       handler: async (request) => {
         const service = serviceOf(request);
-        const { consentId } = request.body as { consentId: string };
-        // Known from the central check's cached switches on every request but the rare one that
-        // reads them (an await on a value is a promise and a microtask all the same).
-        const record =
-          requestCapabilityKnown(request, service.organizationId, "consent_gate_decision_audit") ??
-          (await requestCapabilityEnabled(
-            request,
-            db,
-            service.organizationId,
-            "consent_gate_decision_audit",
-          ));
+        const { consentId } = request.body;
+        // Known without a promise on every request but the rare one that reads the switches (the
+        // access check has just cached them); an await on a plain value would still cost a microtask.
+        const recording = capabilities.enabled(db, service.organizationId, "consent_gate_decision_audit");
+        const record = typeof recording === "boolean" ? recording : await recording;
         const outcome = await decisions.submit({
           organizationId: service.organizationId,
           consentId,
@@ -59,7 +53,7 @@ export const gateRoutes: RouteModule = ({ db, clock }) => {
       handler: async (request) => {
         const service = serviceOf(request);
         // The contract's schema already refused a limit that is not a positive integer.
-        const { limit } = request.query as { limit?: number };
+        const { limit } = request.query;
         return {
           decisions: await listDecisions(db, service.organizationId, limit ?? DEFAULT_DECISION_LIMIT),
         };
@@ -70,8 +64,7 @@ export const gateRoutes: RouteModule = ({ db, clock }) => {
       handler: async (request) => {
         const service = serviceOf(request);
         const settings = await readGateSettings(db, service.organizationId);
-        const detecting = await requestCapabilityEnabled(
-          request,
+        const detecting = await capabilities.enabled(
           db,
           service.organizationId,
           "consent_gate_bypass_alerts",

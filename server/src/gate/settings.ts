@@ -1,12 +1,13 @@
 // The Consent Gate's per-organisation settings, read from organizations.settings (JSONB):
 //
-//   consentGate.windowMs       rolling window of bypass alerts, ms (default 3 600 000 = 1 hour)
-//   consentGate.denyThreshold  in-window denies of one consent that make an alert (default 3)
+//   consentGate.windowMs       rolling window of bypass alerts, ms
+//   consentGate.denyThreshold  in-window denies of one consent that make an alert
 //
-// A missing or out-of-range value means the default. Staff change them with
+// Defaults and ranges are DEFAULT_GATE_SETTINGS and GATE_SETTING_RANGES below. A missing or
+// out-of-range value means the default. Staff change them with
 // PATCH /api/v1/staff/organization/settings or `guard org settings` (settings/organization-settings.ts),
 // which validate against GATE_SETTING_RANGES.
-import { readStoredSettings } from "../accounts/organizations.js";
+import { readStoredSettings } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
 
 export interface GateSettings {

@@ -1,6 +1,6 @@
 // Builds the Fastify application: contract-driven validation and serialisation, the single error
-// path, request ids, credential checks, and every domain's routes. Tests call buildApp() and use
-// inject(); `guard serve` calls it and listens.
+// path, request ids, the access check it is handed, and the route modules it is handed. The
+// composition root (../app.ts) calls it for `guard serve` and for the tests, which use inject().
 import { statusForCode, type ApiErrorCode } from "@guard/contract";
 import Fastify, {
   type FastifyBaseLogger,
@@ -10,24 +10,12 @@ import Fastify, {
 } from "fastify";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
-import { systemClock, type Clock } from "../lib/clock.js";
+import type { Clock } from "../lib/clock.js";
 import { randomBase62 } from "../lib/ids.js";
-import { ApiKeyCache } from "../accounts/api-keys.js";
-import {
-  CapabilityCache,
-  capabilityForOperation,
-  type CapabilityName,
-} from "../capabilities/capabilities.js";
-import { InvalidationFeed } from "../db/invalidation.js";
-import {
-  assertCapabilityResolvable,
-  enforceCapability,
-  enforceCapabilityCached,
-} from "../capabilities/enforce.js";
-import { authenticate, authenticateCached } from "./auth.js";
+import type { AccessPolicy } from "./access.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
 import type { Credential, StaffRole } from "../lib/credentials.js";
-import { Failure, forbidden } from "../lib/failure.js";
+import { Failure } from "../lib/failure.js";
 import { type ErrorBody } from "./errors.js";
 import { registerApiReference } from "./docs.js";
 import { errorToFailure } from "./error-mapping.js";
@@ -50,27 +38,22 @@ declare module "fastify" {
   }
 }
 
-/** What every route module receives. */
-export interface AppContext {
+/**
+ * What every route module receives from the frame. The composition root (app.ts) hands route
+ * modules a context that extends it with the services its domains share.
+ */
+export interface RouteContext {
   config: Config;
   db: Database;
   clock: Clock;
   /** Readiness: false while shutting down. */
   state: { ready: boolean };
-  /** Per-instance caches of what every authenticated request reads (kept honest by invalidations). */
-  apiKeys: ApiKeyCache;
-  capabilities: CapabilityCache;
 }
 
 export interface RouteSpec<O extends OperationId = OperationId> {
   operationId: O;
   /** Staff roles allowed (staff-session routes); all roles when absent. */
   roles?: readonly StaffRole[];
-  /**
-   * The capability whose switching off makes this route 404. Defaults to the operation's entry in
-   * capabilities/capabilities.ts, so route modules need not set it.
-   */
-  capability?: CapabilityName;
   /**
    * Honour `Idempotency-Key` (http/idempotency.ts); the handler then does its writes through
    * `tools.write` and returns what it resolved to.
@@ -97,13 +80,14 @@ export type RegisteredRoute = Omit<RouteSpec, "handler" | "idempotency"> & {
   handler: (request: FastifyRequest, reply: FastifyReply, tools: HandlerTools) => Promise<unknown>;
 };
 
-export type RouteModule = (ctx: AppContext) => AnyRouteSpec[];
+export type RouteModule<C extends RouteContext = RouteContext> = (ctx: C) => AnyRouteSpec[];
 
-export interface BuildAppOptions {
-  config: Config;
-  db: Database;
-  clock?: Clock;
-  routes: RouteModule[];
+export interface BuildAppOptions<C extends RouteContext> {
+  /** What route modules receive. */
+  context: C;
+  /** Decides whether a request may call an operation (credential, staff role, capability). */
+  access: AccessPolicy;
+  routes: RouteModule<C>[];
   /** Check every response body against its contract schema and fail loudly (tests). */
   checkResponses?: boolean;
   /** A pino destination for logs (tests capture them); default stdout. */
@@ -119,17 +103,11 @@ function requestIdFor(request: { headers: Record<string, string | string[] | und
   return `req_${randomBase62(16)}`;
 }
 
-export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
-  const { config, db } = options;
-  const invalidations = await InvalidationFeed.open(db);
-  const ctx: AppContext = {
-    config,
-    db,
-    clock: options.clock ?? systemClock,
-    state: { ready: true },
-    apiKeys: new ApiKeyCache(invalidations),
-    capabilities: new CapabilityCache(invalidations),
-  };
+export async function buildApp<C extends RouteContext>(
+  options: BuildAppOptions<C>,
+): Promise<FastifyInstance> {
+  const ctx = options.context;
+  const { config } = ctx;
 
   const logging = appLogging(config.logLevel, options.logStream);
   const app = Fastify({
@@ -146,7 +124,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   app.decorate("serviceLog", logging.serviceLogger ?? app.log);
-  app.addHook("onClose", () => invalidations.close());
   registerJsonBodyParser(app);
 
   const components = contractComponentsSchema();
@@ -167,7 +144,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const implemented = new Set<string>();
   for (const module of options.routes) {
     for (const spec of module(ctx)) {
-      registerOperation(app, ctx, spec as unknown as RegisteredRoute, responseChecker);
+      registerOperation(app, ctx, options.access, spec as unknown as RegisteredRoute, responseChecker);
       implemented.add(spec.operationId);
     }
   }
@@ -207,55 +184,43 @@ declare module "fastify" {
 
 function registerOperation(
   app: FastifyInstance,
-  ctx: AppContext,
+  ctx: RouteContext,
+  access: AccessPolicy,
   spec: RegisteredRoute,
   responseChecker: ReturnType<typeof createResponseChecker> | undefined,
 ): void {
   const op = contractOperation(spec.operationId);
   const successStatus = Number(Object.keys(op.schema.response).find((s) => s.startsWith("2")) ?? 200);
-  const capability = spec.capability ?? capabilityForOperation(spec.operationId);
-  if (capability) assertCapabilityResolvable(op.operationId, op.security.length === 0);
   assertIdempotencySupported(spec, op);
-
-  /** The credential and capability checks, as far as this instance's caches answer them. */
-  const checkAccessCached = (request: FastifyRequest): boolean => {
-    if (op.security.length === 0) return capability === undefined;
-    const credential = authenticateCached(request, op.security, ctx);
-    if (!credential) return false;
-    request.credential = credential;
-    return capability === undefined || enforceCapabilityCached(request, ctx.capabilities, capability);
-  };
-
-  const checkAccess = async (request: FastifyRequest): Promise<void> => {
-    if (op.security.length > 0) {
-      const credential = await authenticate(request, op.security, ctx);
-      if (credential.kind === "staff" && spec.roles && !spec.roles.includes(credential.role)) {
-        throw forbidden(`The ${credential.role} role cannot do this; it needs ${spec.roles.join(" or ")}`);
-      }
-      request.credential = credential;
-    }
-    // After authentication (so the organisation is the credential's) and before validation, so
-    // a switched-off route answers 404 as if absent, not a 400 about its input.
-    if (capability) await enforceCapability(request, ctx.db, ctx.capabilities, op.operationId, capability);
-  };
+  const checkAccess = access.checkFor({
+    operationId: op.operationId,
+    security: op.security,
+    ...(spec.roles ? { roles: spec.roles } : {}),
+  });
 
   app.route({
     method: op.method,
     url: op.routePath,
-    // Credentials are checked in preValidation, so a caller without one gets 401 before any 400;
-    // Fastify then validates params, query, headers and body with the contract's schemas.
+    // Access is checked in preValidation, so a caller without a credential gets 401 before any 400
+    // and a switched-off route is 404 for any input; Fastify then validates params, query, headers
+    // and body with the contract's schemas.
     schema: op.schema,
     config: { operationId: op.operationId, statuses: spec.statuses },
-    // A callback hook, so that a request the caches answer (a known service key, its organisation's
-    // switches) passes without a promise; anything else takes checkAccess. Async all the way down,
-    // the check cost every request about ten async layers, each a promise, a then-lookup on its
-    // result and a microtask: with the handler's own layers (invokeHandler, the gate's capability
-    // read) this took a gate request from 154 000 to 141 000 instructions by callgrind. A throw
-    // here takes the error path as a rejection does.
+    // A callback hook, so that a request the access check answers synchronously (from the
+    // instance's caches) passes without a promise. A throw here takes the error path as a
+    // rejection does.
     preValidation: (request, reply, done) => {
       stampResponseHeaders(request, reply);
-      if (checkAccessCached(request)) return done();
-      checkAccess(request).then(() => done(), done);
+      const answer = checkAccess(request);
+      if (answer instanceof Promise) {
+        answer.then((credential) => {
+          if (credential) request.credential = credential;
+          done();
+        }, done);
+        return;
+      }
+      if (answer) request.credential = answer;
+      done();
     },
     handler: async (request, reply) => {
       const result = await invokeHandler(ctx, spec, successStatus, request, reply);

@@ -2,11 +2,10 @@
 // method, path, and JSON schemas for params, query, headers, body and every response status.
 // Routes are registered by operationId only, so the server cannot drift from the contract.
 import { loadOpenApiDocument } from "@guard/contract";
+import type { SecurityKind } from "../lib/credentials.js";
 
 /** `$id` under which the contract's components are registered with the validators and serialisers. */
 export const CONTRACT_SCHEMA_ID = "guard-contract";
-
-export type SecurityKind = "serviceKey" | "principalToken" | "staffSession";
 
 export interface ContractOperation {
   operationId: string;

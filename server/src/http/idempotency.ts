@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
-import type { AppContext, RegisteredRoute } from "./app.js";
+import type { RegisteredRoute, RouteContext } from "./app.js";
 import type { ContractOperation } from "./contract.js";
 import type { ContractRequest, OperationId } from "./route-types.js";
 import { Failure } from "../lib/failure.js";
@@ -27,8 +27,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  * organisation scopes its keys, e.g. the `organizationId` of a validated body.
  */
 export type IdempotencyOption<O extends OperationId = OperationId> =
-  | true
-  | { publicScope: (request: ContractRequest<O>) => string };
+  true | { publicScope: (request: ContractRequest<O>) => string };
 
 export interface HandlerTools {
   /**
@@ -167,7 +166,7 @@ class WriteTools implements HandlerTools {
   recorded: { value: unknown } | undefined;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: RouteContext,
     private readonly spec: RegisteredRoute,
     private readonly successStatus: number,
     private readonly reply: FastifyReply,
@@ -203,7 +202,7 @@ class WriteTools implements HandlerTools {
  * gives the handler a `write` that claims the key and records the answer in the same transaction.
  */
 export function invokeHandler(
-  ctx: AppContext,
+  ctx: RouteContext,
   spec: RegisteredRoute,
   successStatus: number,
   request: FastifyRequest,
@@ -217,7 +216,7 @@ export function invokeHandler(
 }
 
 async function invokeIdempotently(
-  ctx: AppContext,
+  ctx: RouteContext,
   spec: RegisteredRoute,
   scope: Scope,
   request: FastifyRequest,

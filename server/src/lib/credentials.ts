@@ -30,3 +30,6 @@ export interface StaffCredential {
 }
 
 export type Credential = ServiceCredential | PrincipalCredential | StaffCredential;
+
+/** The credential kinds an operation's contract `security` may accept, in the contract's names. */
+export type SecurityKind = "serviceKey" | "principalToken" | "staffSession";

@@ -5,7 +5,7 @@
 // a test keeps the three in step.
 
 export interface NoticeLanguageInfo {
-  code: string;
+  code: NoticeLanguage;
   /** English name. */
   name: string;
   /** The language's name for itself (CLDR), for a language picker. */
@@ -16,7 +16,7 @@ export interface NoticeLanguageInfo {
   eighthSchedule: boolean;
 }
 
-export const NOTICE_LANGUAGES = {
+const NOTICE_LANGUAGES = {
   en: "English",
   as: "Assamese",
   bn: "Bengali",

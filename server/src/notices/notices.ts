@@ -4,8 +4,20 @@
 // publication from a draft and archiving are in lifecycle.ts.
 import { createHash } from "node:crypto";
 import type { Database, Queryable } from "../db/database.js";
+import { Failure } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { isNoticeLanguage } from "./languages.js";
+import {
+  findPublishedVersion,
+  findPublishedVersionOrFallback,
+  insertNotice,
+  insertPublishedVersion,
+  latestVersion,
+  listPublishedVersions,
+  lockNoticeByKey,
+  supersedePublishedVersion,
+  type StoredVersion,
+} from "./store.js";
 
 export interface NoticeItemizedPurpose {
   purpose: string;
@@ -45,13 +57,11 @@ export interface NoticeVersion {
   publishedAt: number | null;
 }
 
-export class NoticeValidationError extends Error {
+/** A notice that breaks a rule: VALIDATION_ERROR on `field`, its message prefixed by the field. */
+export class NoticeValidationError extends Failure {
   override name = "NoticeValidationError";
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
+  constructor(field: string, message: string) {
+    super("VALIDATION_ERROR", `${field}: ${message}`, { field });
   }
 }
 
@@ -207,6 +217,11 @@ export function noticeProblems(draft: NoticeDraftContent): NoticeProblem[] {
 /** A notice's content once every Rule 3 text is there. */
 export type CompleteNoticeContent = Omit<NoticeDraft, "key">;
 
+/** Whether nothing stops the draft from being published. */
+export function isPublishable<T extends NoticeDraftContent>(draft: T): draft is T & CompleteNoticeContent {
+  return noticeProblems(draft).length === 0;
+}
+
 /** Throws the first completeness problem as a NoticeValidationError. */
 export function assertPublishable(draft: NoticeDraftContent): asserts draft is CompleteNoticeContent {
   const [first] = noticeProblems(draft);
@@ -235,20 +250,6 @@ function inTextFieldOrder(text: Partial<NoticeLanguageContent>): Partial<NoticeL
   return ordered;
 }
 
-type VersionRow = {
-  notice_id: string;
-  organization_id: string;
-  version: number;
-  status: NoticeStatus;
-  itemized: NoticeItemizedPurpose[];
-  content: Record<string, NoticeLanguageContent>;
-  languages: string[];
-  published_at: number | null;
-};
-
-const VERSION_COLUMNS =
-  "v.notice_id, v.organization_id, v.version, v.status, v.itemized, v.content, v.languages, v.published_at";
-
 /** JSONB keeps no key order, so content is rebuilt in the stored language order and field order. */
 export function inDisplayOrder<T extends Partial<NoticeLanguageContent>>(
   content: Record<string, T>,
@@ -262,15 +263,15 @@ export function inDisplayOrder<T extends Partial<NoticeLanguageContent>>(
   return ordered;
 }
 
-const toVersion = (row: VersionRow): NoticeVersion => ({
-  noticeId: row.notice_id,
-  organizationId: row.organization_id,
-  version: row.version,
-  status: row.status,
-  itemized: row.itemized,
-  content: inDisplayOrder(row.content, row.languages),
-  languages: row.languages,
-  publishedAt: row.published_at,
+const toVersion = (stored: StoredVersion): NoticeVersion => ({
+  noticeId: stored.noticeId,
+  organizationId: stored.organizationId,
+  version: stored.version,
+  status: stored.status,
+  itemized: stored.itemized,
+  content: inDisplayOrder(stored.content, stored.languages),
+  languages: stored.languages,
+  publishedAt: stored.publishedAt,
 });
 
 export interface PublishResult {
@@ -293,35 +294,18 @@ export async function appendPublishedVersion(
   publishedBy: string | null,
 ): Promise<PublishResult> {
   const hash = contentHash(content);
-  const [latest] = await tx.query<{ version: number; status: NoticeStatus; content_hash: string }>(
-    `SELECT version, status, content_hash FROM notice_versions
-      WHERE organization_id = $1 AND notice_id = $2 ORDER BY version DESC LIMIT 1`,
-    [organizationId, noticeId],
-  );
-  if (latest && latest.status === "published" && latest.content_hash === hash) {
+  const latest = await latestVersion(tx, organizationId, noticeId);
+  if (latest && latest.status === "published" && latest.contentHash === hash) {
     return { noticeId, version: latest.version, created: false };
   }
   const version = (latest?.version ?? 0) + 1;
-  await tx.query(
-    `UPDATE notice_versions SET status = 'superseded', superseded_at = $3
-      WHERE organization_id = $1 AND notice_id = $2 AND status = 'published'`,
-    [organizationId, noticeId, now],
-  );
-  await tx.query(
-    `INSERT INTO notice_versions
-       (organization_id, notice_id, version, status, itemized, content, languages, content_hash, created_at, published_at, published_by)
-     VALUES ($1, $2, $3, 'published', $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $8, $9)`,
-    [
-      organizationId,
-      noticeId,
-      version,
-      JSON.stringify(content.itemized),
-      JSON.stringify(content.content),
-      JSON.stringify(Object.keys(content.content)),
-      hash,
-      now,
-      publishedBy,
-    ],
+  await supersedePublishedVersion(tx, organizationId, noticeId, now);
+  await insertPublishedVersion(
+    tx,
+    organizationId,
+    noticeId,
+    { version, itemized: content.itemized, content: content.content, contentHash: hash, publishedBy },
+    now,
   );
   return { noticeId, version, created: true };
 }
@@ -340,24 +324,10 @@ export async function publishNotice(
   options: { publishedBy?: string | null } = {},
 ): Promise<PublishResult> {
   return db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO notices (organization_id, notice_id, notice_key, created_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (organization_id, notice_key) DO NOTHING`,
-      [organizationId, newId("ntc"), draft.key, now],
-    );
+    await insertNotice(tx, organizationId, { noticeId: newId("ntc"), key: draft.key }, now);
     // Row lock: concurrent publishes of one notice take turns, so version numbers never collide.
-    const [notice] = await tx.query<{ notice_id: string }>(
-      "SELECT notice_id FROM notices WHERE organization_id = $1 AND notice_key = $2 FOR UPDATE",
-      [organizationId, draft.key],
-    );
-    return appendPublishedVersion(
-      tx,
-      organizationId,
-      notice!.notice_id,
-      draft,
-      now,
-      options.publishedBy ?? null,
-    );
+    const noticeId = await lockNoticeByKey(tx, organizationId, draft.key);
+    return appendPublishedVersion(tx, organizationId, noticeId!, draft, now, options.publishedBy ?? null);
   });
 }
 
@@ -366,17 +336,12 @@ export async function findPublishedNotice(
   db: Queryable,
   noticeId: string,
 ): Promise<NoticeVersion | undefined> {
-  const rows = await db.query<VersionRow>(
-    `SELECT ${VERSION_COLUMNS} FROM notices n
-       JOIN notice_versions v ON v.organization_id = n.organization_id AND v.notice_id = n.notice_id
-      WHERE n.notice_id = $1 AND v.status = 'published'`,
-    [noticeId],
-  );
-  return rows[0] && toVersion(rows[0]);
+  const stored = await findPublishedVersion(db, noticeId);
+  return stored && toVersion(stored);
 }
 
 /** The organisation's default notice is the one with this key (what `guard notice publish` uses by default). */
-export const DEFAULT_NOTICE_KEY = "default";
+const DEFAULT_NOTICE_KEY = "default";
 
 /**
  * The published version of `preferredNoticeId` (a notice of this organisation) if it has one, else
@@ -387,26 +352,18 @@ export async function findPublishedNoticeOrDefault(
   organizationId: string,
   preferredNoticeId: string | null,
 ): Promise<NoticeVersion | undefined> {
-  const rows = await db.query<VersionRow>(
-    `SELECT ${VERSION_COLUMNS} FROM notices n
-       JOIN notice_versions v ON v.organization_id = n.organization_id AND v.notice_id = n.notice_id
-      WHERE n.organization_id = $1 AND v.status = 'published' AND (n.notice_id = $2 OR n.notice_key = $3)
-      ORDER BY (n.notice_id = $2) DESC LIMIT 1`,
-    [organizationId, preferredNoticeId ?? "", DEFAULT_NOTICE_KEY],
+  const stored = await findPublishedVersionOrFallback(
+    db,
+    organizationId,
+    preferredNoticeId,
+    DEFAULT_NOTICE_KEY,
   );
-  return rows[0] && toVersion(rows[0]);
+  return stored && toVersion(stored);
 }
 
 /** Every published notice of an organisation, oldest notice first. */
 export async function listPublishedNotices(db: Queryable, organizationId: string): Promise<NoticeVersion[]> {
-  const rows = await db.query<VersionRow>(
-    `SELECT ${VERSION_COLUMNS} FROM notices n
-       JOIN notice_versions v ON v.organization_id = n.organization_id AND v.notice_id = n.notice_id
-      WHERE n.organization_id = $1 AND v.status = 'published'
-      ORDER BY n.created_at, n.notice_id`,
-    [organizationId],
-  );
-  return rows.map(toVersion);
+  return (await listPublishedVersions(db, organizationId)).map(toVersion);
 }
 
 /** The wire shape (`Notice` schema). `_id` is the 1.6.0 name of the id; `noticeId` the 1.7.0 one. */

@@ -1,19 +1,16 @@
 // Notice routes. Public reads serve published versions only (drafts, archived notices and other
 // organisations' notices are 404). Staff routes run the lifecycle in lifecycle.ts for the
 // session's organisation: any role reads, admin and dpo write.
-import { findOrganizationById } from "../accounts/organizations.js";
+import { findOrganizationById } from "../accounts/store.js";
 import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
-import { Failure, notFound, validationError } from "../lib/failure.js";
+import { notFound } from "../lib/failure.js";
 import { NOTICE_LANGUAGE_LIST } from "./languages.js";
 import {
   archiveNotice,
   createNoticeIn,
   discardDraft,
   listStaffNotices,
-  NoticeKeyTakenError,
-  NoticeNotFoundError,
-  NoticeTransitionError,
   previewDraft,
   publishDraft,
   readNoticeVersion,
@@ -24,10 +21,10 @@ import {
 } from "./lifecycle.js";
 import {
   findPublishedNotice,
+  isPublishable,
   listPublishedNotices,
   noticeBody,
   noticeProblems,
-  NoticeValidationError,
   parseDraftContent,
   parseNoticeKey,
   type NoticeLanguageContent,
@@ -36,20 +33,6 @@ import {
 
 const WRITERS = ["admin", "dpo"] as const;
 const TEXT_FIELDS = ["title", "body", "withdrawal", "rights", "complaint"] as const;
-
-/** Domain errors of the notices domain as catalog failures. */
-async function asApi<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof NoticeValidationError) throw validationError(error.field, error.message);
-    if (error instanceof NoticeNotFoundError) throw notFound(error.message);
-    if (error instanceof NoticeTransitionError)
-      throw new Failure("INVALID_STATUS_TRANSITION", error.message);
-    if (error instanceof NoticeKeyTakenError) throw new Failure("CONFLICT", error.message);
-    throw error;
-  }
-}
 
 const draftBody = (draft: NoticeDraftRecord) => {
   const problems = noticeProblems(draft);
@@ -106,7 +89,7 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
   {
     operationId: "getNoticesForOrg",
     handler: async (request) => {
-      const { orgId } = request.params as { orgId: string };
+      const { orgId } = request.params;
       if (!(await findOrganizationById(db, orgId))) throw notFound("No such organisation");
       return { notices: (await listPublishedNotices(db, orgId)).map(noticeBody) };
     },
@@ -114,7 +97,7 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
   {
     operationId: "getNoticeById",
     handler: async (request) => {
-      const { noticeId } = request.params as { noticeId: string };
+      const { noticeId } = request.params;
       const notice = await findPublishedNotice(db, noticeId);
       if (!notice) throw notFound("No such published notice");
       return noticeBody(notice);
@@ -122,7 +105,7 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
   },
   {
     operationId: "getNoticeLanguages",
-    handler: async () => ({ languages: NOTICE_LANGUAGE_LIST }),
+    handler: async () => ({ languages: [...NOTICE_LANGUAGE_LIST] }),
   },
   {
     operationId: "listStaffNotices",
@@ -136,22 +119,17 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
     idempotency: true,
     handler: async (request, _reply, { write }) => {
       const staff = staffOf(request);
-      const body = request.body as { key: string; itemized?: unknown; content?: unknown };
-      return asApi(async () => {
-        const key = parseNoticeKey(body.key);
-        const draft = parseDraftContent(body);
-        return write(async (tx) =>
-          draftBody(
-            await createNoticeIn(tx, staff.organizationId, { key, draft }, staff.staffId, clock.now()),
-          ),
-        );
-      });
+      const key = parseNoticeKey(request.body.key);
+      const draft = parseDraftContent(request.body);
+      return write(async (tx) =>
+        draftBody(await createNoticeIn(tx, staff.organizationId, { key, draft }, staff.staffId, clock.now())),
+      );
     },
   },
   {
     operationId: "getStaffNotice",
     handler: async (request) => {
-      const { noticeId } = request.params as { noticeId: string };
+      const { noticeId } = request.params;
       const [notice] = await listStaffNotices(db, staffOf(request).organizationId, { noticeId });
       if (!notice) throw notFound("No such notice in this organisation");
       return {
@@ -166,31 +144,27 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
     roles: WRITERS,
     handler: async (request) => {
       const staff = staffOf(request);
-      const { noticeId } = request.params as { noticeId: string };
-      return asApi(async () => {
-        const draft = parseDraftContent(request.body as { itemized?: unknown; content?: unknown });
-        return draftBody(
-          await saveDraft(db, staff.organizationId, noticeId, draft, staff.staffId, clock.now()),
-        );
-      });
+      const { noticeId } = request.params;
+      const draft = parseDraftContent(request.body);
+      return draftBody(
+        await saveDraft(db, staff.organizationId, noticeId, draft, staff.staffId, clock.now()),
+      );
     },
   },
   {
     operationId: "discardNoticeDraft",
     roles: WRITERS,
     handler: async (request) => {
-      const { noticeId } = request.params as { noticeId: string };
-      return asApi(async () => ({
-        discarded: await discardDraft(db, staffOf(request).organizationId, noticeId),
-      }));
+      const { noticeId } = request.params;
+      return { discarded: await discardDraft(db, staffOf(request).organizationId, noticeId) };
     },
   },
   {
     operationId: "previewNoticeDraft",
     handler: async (request) => {
       const staff = staffOf(request);
-      const { noticeId } = request.params as { noticeId: string };
-      const preview = await asApi(() => previewDraft(db, staff.organizationId, noticeId));
+      const { noticeId } = request.params;
+      const preview = await previewDraft(db, staff.organizationId, noticeId);
       const { draft } = preview;
       const renderings = draft.languages.map((language) => {
         const info = NOTICE_LANGUAGE_LIST.find((l) => l.code === language)!;
@@ -205,25 +179,27 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
           missing: TEXT_FIELDS.filter((field) => text[field] === undefined),
         };
       });
-      const publishable = preview.problems.length === 0;
-      const notice: NoticeVersion = {
-        noticeId,
-        organizationId: staff.organizationId,
-        version: preview.nextVersion,
-        status: "draft",
-        itemized: draft.itemized,
-        content: draft.content as Record<string, NoticeLanguageContent>,
-        languages: draft.languages,
-        publishedAt: null,
-      };
+      // A complete draft is also shown as the notice publishing it would create.
+      const notice: NoticeVersion | undefined = isPublishable(draft)
+        ? {
+            noticeId,
+            organizationId: staff.organizationId,
+            version: preview.nextVersion,
+            status: "draft",
+            itemized: draft.itemized,
+            content: draft.content,
+            languages: draft.languages,
+            publishedAt: null,
+          }
+        : undefined;
       return {
         noticeId,
         nextVersion: preview.nextVersion,
         unchanged: preview.unchanged,
-        publishable,
+        publishable: preview.problems.length === 0,
         problems: preview.problems,
         renderings,
-        ...(publishable ? { notice: noticeBody(notice) } : {}),
+        ...(notice ? { notice: noticeBody(notice) } : {}),
       };
     },
   },
@@ -232,10 +208,8 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
     roles: WRITERS,
     handler: async (request) => {
       const staff = staffOf(request);
-      const { noticeId } = request.params as { noticeId: string };
-      const published = await asApi(() =>
-        publishDraft(db, staff.organizationId, noticeId, staff.staffId, clock.now()),
-      );
+      const { noticeId } = request.params;
+      const published = await publishDraft(db, staff.organizationId, noticeId, staff.staffId, clock.now());
       const version = await readNoticeVersion(db, staff.organizationId, noticeId, published.version);
       return { ...published, notice: noticeBody(version!) };
     },
@@ -245,10 +219,8 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
     roles: WRITERS,
     handler: async (request) => {
       const staff = staffOf(request);
-      const { noticeId } = request.params as { noticeId: string };
-      const archived = await asApi(() =>
-        archiveNotice(db, staff.organizationId, noticeId, staff.staffId, clock.now()),
-      );
+      const { noticeId } = request.params;
+      const archived = await archiveNotice(db, staff.organizationId, noticeId, staff.staffId, clock.now());
       return staffVersionBody(archived);
     },
   },

@@ -6,9 +6,10 @@ import { Failure, notFound, validationError } from "../lib/failure.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
-import { DUE_SOON_SQL, dueStateOf, type DueState } from "./clocks.js";
-import { erasePrincipalData, type ErasureContext } from "./erasure.js";
+import { dueStateOf, type DueState } from "./clocks.js";
+import { erasePrincipalData, type ErasureContext, type ErasureReport } from "./erasure.js";
 import { recordTransition, type Actor } from "./history.js";
+import { withExternalIds } from "./principals.js";
 import { DAY_MS, getResponsePeriods } from "./settings.js";
 import {
   assertMove,
@@ -18,62 +19,22 @@ import {
   type DsrStatus,
   type DsrType,
 } from "./state-machines.js";
+import {
+  findStoredDsr,
+  insertDsr,
+  listStoredDsrOfOrganization,
+  listStoredDsrOfPrincipal,
+  updateStoredDsrStatus,
+  type StoredDsr,
+} from "./store/dsr.js";
+import type { QueueFilter } from "./store/queue.js";
 
-export interface DsrRecord {
-  requestId: string;
-  organizationId: string;
-  principalId: string;
+export type { QueueFilter } from "./store/queue.js";
+
+/** A request with its principal's externalId (the accounts domain's). */
+export interface DsrRecord extends StoredDsr {
   externalId: string;
-  type: DsrType;
-  status: DsrStatus;
-  details: string | null;
-  responsePayload: unknown;
-  responsePeriodDays: number;
-  createdAt: number;
-  dueAt: number;
-  updatedAt: number;
-  closedAt: number | null;
-  redactedAt: number | null;
 }
-
-type DsrRow = {
-  request_id: string;
-  organization_id: string;
-  principal_id: string;
-  external_id: string;
-  type: DsrType;
-  status: DsrStatus;
-  details: string | null;
-  response_payload: unknown;
-  response_period_days: number;
-  created_at: number;
-  due_at: number;
-  updated_at: number;
-  closed_at: number | null;
-  redacted_at: number | null;
-};
-
-const COLUMNS = `d.request_id, d.organization_id, d.principal_id, p.external_id, d.type, d.status, d.details,
-  d.response_payload, d.response_period_days, d.created_at, d.due_at, d.updated_at, d.closed_at, d.redacted_at`;
-const FROM =
-  "dsr_requests d JOIN principals p ON p.organization_id = d.organization_id AND p.principal_id = d.principal_id";
-
-const toRecord = (r: DsrRow): DsrRecord => ({
-  requestId: r.request_id,
-  organizationId: r.organization_id,
-  principalId: r.principal_id,
-  externalId: r.external_id,
-  type: r.type,
-  status: r.status,
-  details: r.details,
-  responsePayload: r.response_payload,
-  responsePeriodDays: r.response_period_days,
-  createdAt: r.created_at,
-  dueAt: r.due_at,
-  updatedAt: r.updated_at,
-  closedAt: r.closed_at,
-  redactedAt: r.redacted_at,
-});
 
 export interface DsrWire {
   requestId: string;
@@ -131,21 +92,16 @@ export async function createDsr(
     throw validationError("details", "details must not be blank");
   const periods = await getResponsePeriods(tx, input.organizationId);
   const requestId = newId("dsr");
-  await tx.query(
-    `INSERT INTO dsr_requests (organization_id, request_id, principal_id, type, status, details,
-       response_period_days, created_at, due_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $7)`,
-    [
-      input.organizationId,
-      requestId,
-      input.principalId,
-      input.type,
-      input.details ?? null,
-      periods.dsrResponseDays,
-      now,
-      now + periods.dsrResponseDays * DAY_MS,
-    ],
-  );
+  await insertDsr(tx, {
+    organizationId: input.organizationId,
+    requestId,
+    principalId: input.principalId,
+    type: input.type,
+    details: input.details ?? null,
+    responsePeriodDays: periods.dsrResponseDays,
+    createdAt: now,
+    dueAt: now + periods.dsrResponseDays * DAY_MS,
+  });
   const record = (await findDsr(tx, input.organizationId, requestId))!;
   await recordTransition(
     tx,
@@ -174,68 +130,17 @@ export async function findDsr(
   requestId: string,
   options: { lock?: boolean } = {},
 ): Promise<DsrRecord | undefined> {
-  const rows = await db.query<DsrRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE d.organization_id = $1 AND d.request_id = $2${options.lock ? " FOR UPDATE OF d" : ""}`,
-    [organizationId, requestId],
-  );
-  return rows[0] && toRecord(rows[0]);
+  const stored = await findStoredDsr(db, organizationId, requestId, { forUpdate: options.lock });
+  return stored && (await withExternalIds(db, [stored]))[0];
 }
 
+/** The principal's requests, newest first. */
 export async function listDsrForPrincipal(
   db: Queryable,
   organizationId: string,
   principalId: string,
 ): Promise<DsrRecord[]> {
-  const rows = await db.query<DsrRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE d.organization_id = $1 AND d.principal_id = $2
-      ORDER BY d.created_at DESC, d.request_id`,
-    [organizationId, principalId],
-  );
-  return rows.map(toRecord);
-}
-
-export interface QueueFilter {
-  status?: string | undefined;
-  type?: string | undefined;
-  dueBefore?: number | undefined;
-  dueAfter?: number | undefined;
-  overdue?: boolean | undefined;
-  dueSoon?: boolean | undefined;
-}
-
-/**
- * SQL conditions for the staff queue filters over a table with status/due_at/created_at columns
- * (aliased `alias`). "Overdue" and "due soon" only ever describe open items.
- */
-export function queueConditions(
-  alias: string,
-  openStatuses: readonly string[],
-  filter: QueueFilter,
-  now: number,
-  params: unknown[],
-): string[] {
-  const conditions: string[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const open = `${alias}.status IN (${openStatuses.map((s) => `'${s}'`).join(", ")})`;
-  if (filter.status !== undefined) conditions.push(`${alias}.status = ${param(filter.status)}`);
-  if (filter.dueBefore !== undefined) conditions.push(`${alias}.due_at < ${param(filter.dueBefore)}`);
-  if (filter.dueAfter !== undefined) conditions.push(`${alias}.due_at > ${param(filter.dueAfter)}`);
-  if (filter.overdue !== undefined) {
-    const overdue = `(${open} AND ${alias}.due_at <= ${param(now)})`;
-    conditions.push(filter.overdue ? overdue : `NOT ${overdue}`);
-  }
-  if (filter.dueSoon !== undefined) {
-    const soonAt = DUE_SOON_SQL.replaceAll("created_at", `${alias}.created_at`).replaceAll(
-      "due_at",
-      `${alias}.due_at`,
-    );
-    const dueSoon = `(${open} AND ${alias}.due_at > ${param(now)} AND ${soonAt} <= $${params.length})`;
-    conditions.push(filter.dueSoon ? dueSoon : `NOT ${dueSoon}`);
-  }
-  return conditions;
+  return withExternalIds(db, await listStoredDsrOfPrincipal(db, organizationId, principalId));
 }
 
 /** The organisation's queue, most urgent first (earliest deadline). */
@@ -245,20 +150,7 @@ export async function listDsrForOrganization(
   filter: QueueFilter,
   now: number,
 ): Promise<DsrRecord[]> {
-  const params: unknown[] = [organizationId];
-  const conditions = [
-    "d.organization_id = $1",
-    ...queueConditions("d", ["pending", "in_progress"], filter, now, params),
-  ];
-  if (filter.type !== undefined) {
-    params.push(filter.type);
-    conditions.push(`d.type = $${params.length}`);
-  }
-  const rows = await db.query<DsrRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE ${conditions.join(" AND ")} ORDER BY d.due_at, d.request_id`,
-    params,
-  );
-  return rows.map(toRecord);
+  return withExternalIds(db, await listStoredDsrOfOrganization(db, organizationId, filter, now));
 }
 
 interface MoveOptions {
@@ -288,10 +180,11 @@ async function walk(
     const last = index === path.length - 1;
     let payload = last ? options.responsePayload : undefined;
     let evidence = last ? options.evidence : undefined;
+    let report: ErasureReport | undefined;
     if (to === "completed" && record.type === "erasure") {
       // The event below still names the principal by the externalId processors know; erasure
       // pseudonymises it in Guard's own records afterwards.
-      const report = await erasePrincipalData(
+      report = await erasePrincipalData(
         tx,
         {
           organizationId: record.organizationId,
@@ -306,20 +199,14 @@ async function walk(
       evidence = { ...evidence, erasure: { withdrawnConsents: report.consentsWithdrawn.length } };
     }
     const terminal = DSR_TERMINAL.includes(to);
-    await tx.query(
-      `UPDATE dsr_requests SET status = $3, updated_at = $4, closed_at = CASE WHEN $5 THEN $4::bigint ELSE closed_at END,
-         response_payload = CASE WHEN $6 THEN $7::jsonb ELSE response_payload END
-       WHERE organization_id = $1 AND request_id = $2`,
-      [
-        record.organizationId,
-        record.requestId,
-        to,
-        now,
-        terminal,
-        payload !== undefined,
-        payload === undefined ? null : JSON.stringify(payload),
-      ],
-    );
+    await updateStoredDsrStatus(tx, {
+      organizationId: record.organizationId,
+      requestId: record.requestId,
+      status: to,
+      closed: terminal,
+      responsePayload: payload,
+      now,
+    });
     await recordTransition(
       tx,
       {
@@ -345,9 +232,7 @@ async function walk(
           ...eventPayload(current),
           previousStatus: previous,
           changedAt: now,
-          ...(to === "completed" && record.type === "erasure"
-            ? { erasure: (payload as { erasure: unknown }).erasure }
-            : {}),
+          ...(report === undefined ? {} : { erasure: report }),
         },
       },
       now,

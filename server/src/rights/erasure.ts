@@ -13,10 +13,16 @@
 // (Rules 2025 r. 6 and 8: at least one year), parental-verification hashes, Consent Gate decisions
 // (consent ids only), and the status, type, dates and history of rights requests.
 import { createHmac } from "node:crypto";
+import { lockPrincipal, pseudonymisePrincipal } from "../accounts/store.js";
 import { listConsentsOfPrincipal, withdrawConsent } from "../consent/consents.js";
 import type { Queryable } from "../db/database.js";
 import type { Actor } from "./history.js";
 import { revokeActiveNomination } from "./nominations.js";
+import { redactDsrOfPrincipal } from "./store/dsr.js";
+import { insertErasure } from "./store/erasures.js";
+import { redactGrievancesOfPrincipal } from "./store/grievances.js";
+import { eraseNomineesOfPrincipal } from "./store/nominations.js";
+import { redactTransitionReasonsOfPrincipal } from "./store/transitions.js";
 
 export interface ErasureContext {
   /** Key material (config.secretsKey) for the pseudonym that replaces the externalId. */
@@ -35,8 +41,8 @@ export interface ErasureReport {
   kept: string[];
 }
 
-export const REDACTED = "[redacted]";
-export const PSEUDONYM_PREFIX = "erased_";
+const REDACTED = "[redacted]";
+const PSEUDONYM_PREFIX = "erased_";
 
 const KEPT = [
   "consent records, their history and audit hashes (evidence, DPDP Rules 2025 rules 6 and 8)",
@@ -69,12 +75,9 @@ export async function erasePrincipalData(
   now: number,
 ): Promise<ErasureReport> {
   const { organizationId, principalId } = input;
-  const [principal] = await tx.query<{ external_id: string; email: string | null }>(
-    "SELECT external_id, email FROM principals WHERE organization_id = $1 AND principal_id = $2 FOR UPDATE",
-    [organizationId, principalId],
-  );
+  const principal = await lockPrincipal(tx, organizationId, principalId);
   if (!principal) throw new Error(`principal ${principalId} of a DSR request does not exist`);
-  const ref = { organizationId, principalId, externalId: principal.external_id };
+  const ref = { organizationId, principalId, externalId: principal.externalId };
 
   const consents = await listConsentsOfPrincipal(tx, organizationId, principalId);
   const consentsWithdrawn: string[] = [];
@@ -84,60 +87,36 @@ export async function erasePrincipalData(
   }
 
   await revokeActiveNomination(tx, ref, input.actor, now, "erased");
-  const nominations = await tx.query(
-    `UPDATE nominations SET nominee_name = $3, nominee_contact = $3, erased_at = $4, updated_at = $4
-      WHERE organization_id = $1 AND principal_id = $2 AND erased_at IS NULL RETURNING nomination_id`,
-    [organizationId, principalId, REDACTED, now],
-  );
+  const redaction = { organizationId, principalId, redacted: REDACTED, now };
+  const nominationsErased = await eraseNomineesOfPrincipal(tx, redaction);
+  const grievancesRedacted = await redactGrievancesOfPrincipal(tx, redaction);
+  const requestsRedacted = await redactDsrOfPrincipal(tx, {
+    ...redaction,
+    erasureRequestId: input.requestId,
+  });
+  await redactTransitionReasonsOfPrincipal(tx, { organizationId, principalId, redacted: REDACTED });
 
-  const grievances = await tx.query(
-    `UPDATE grievances SET subject = $3, description = $3,
-       response = CASE WHEN response IS NULL THEN NULL ELSE $3 END, redacted_at = $4
-      WHERE organization_id = $1 AND principal_id = $2 AND redacted_at IS NULL RETURNING grievance_id`,
-    [organizationId, principalId, REDACTED, now],
-  );
-  // Erasure answers (the report, a statutory denial) hold ids and citations, not personal data.
-  const requests = await tx.query(
-    `UPDATE dsr_requests SET details = CASE WHEN details IS NULL THEN NULL ELSE $3 END,
-       response_payload = CASE WHEN response_payload IS NULL OR type = 'erasure' THEN response_payload
-                               ELSE jsonb_build_object('redacted', true, 'erasureRequestId', $5::text) END,
-       redacted_at = $4
-      WHERE organization_id = $1 AND principal_id = $2 AND redacted_at IS NULL RETURNING request_id`,
-    [organizationId, principalId, REDACTED, now, input.requestId],
-  );
-  await tx.query(
-    `UPDATE rights_transitions t SET reason = $3
-      WHERE t.organization_id = $1 AND t.reason IS NOT NULL AND t.reason <> $3 AND (
-        (t.subject_kind = 'grievance' AND t.subject_id IN (SELECT grievance_id FROM grievances WHERE organization_id = $1 AND principal_id = $2))
-        OR (t.subject_kind = 'dsr' AND t.subject_id IN (SELECT request_id FROM dsr_requests WHERE organization_id = $1 AND principal_id = $2)))`,
-    [organizationId, principalId, REDACTED],
-  );
-
-  // The principals row belongs to the accounts domain; erasure is the one writer outside it that
-  // may replace its identifiers, and only here.
-  const alreadyPseudonymised = principal.external_id.startsWith(PSEUDONYM_PREFIX) && principal.email === null;
+  // The principals row is the accounts domain's; erasure replaces its identifiers through it.
+  const alreadyPseudonymised = principal.externalId.startsWith(PSEUDONYM_PREFIX) && principal.email === null;
   if (!alreadyPseudonymised) {
-    await tx.query(
-      "UPDATE principals SET external_id = $3, email = NULL WHERE organization_id = $1 AND principal_id = $2",
-      [organizationId, principalId, erasurePseudonym(context.pseudonymKey, ref)],
-    );
+    await pseudonymisePrincipal(tx, {
+      organizationId,
+      principalId,
+      pseudonym: erasurePseudonym(context.pseudonymKey, ref),
+    });
   }
 
   const report: ErasureReport = {
     erasedAt: now,
     consentsWithdrawn,
     consentRecordsKept: consents.length,
-    nominationsErased: nominations.length,
-    grievancesRedacted: grievances.length,
-    requestsRedacted: requests.length,
+    nominationsErased,
+    grievancesRedacted,
+    requestsRedacted,
     externalId: "pseudonymised",
     email: principal.email === null ? "none_held" : "removed",
     kept: KEPT,
   };
-  await tx.query(
-    `INSERT INTO principal_erasures (organization_id, principal_id, request_id, erased_at, report)
-     VALUES ($1, $2, $3, $4, $5::jsonb)`,
-    [organizationId, principalId, input.requestId, now, JSON.stringify(report)],
-  );
+  await insertErasure(tx, { organizationId, principalId, requestId: input.requestId, erasedAt: now, report });
   return report;
 }

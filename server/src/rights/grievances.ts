@@ -6,66 +6,24 @@ import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
-import { queueConditions, type QueueFilter } from "./dsr.js";
 import { recordTransition, type Actor } from "./history.js";
+import { withExternalIds } from "./principals.js";
 import { DAY_MS, getResponsePeriods } from "./settings.js";
 import { GRIEVANCE_TERMINAL, GRIEVANCE_TRANSITIONS, pathTo, type GrievanceStatus } from "./state-machines.js";
+import {
+  findStoredGrievance,
+  insertGrievance,
+  listStoredGrievancesOfOrganization,
+  listStoredGrievancesOfPrincipal,
+  updateStoredGrievanceResponse,
+  type StoredGrievance,
+} from "./store/grievances.js";
+import type { QueueFilter } from "./store/queue.js";
 
-export interface GrievanceRecord {
-  grievanceId: string;
-  organizationId: string;
-  principalId: string;
+/** A grievance with its principal's externalId (the accounts domain's). */
+export interface GrievanceRecord extends StoredGrievance {
   externalId: string;
-  subject: string;
-  description: string;
-  status: GrievanceStatus;
-  response: string | null;
-  respondedAt: number | null;
-  responsePeriodDays: number;
-  createdAt: number;
-  dueAt: number;
-  closedAt: number | null;
-  redactedAt: number | null;
 }
-
-type GrievanceRow = {
-  grievance_id: string;
-  organization_id: string;
-  principal_id: string;
-  external_id: string;
-  subject: string;
-  description: string;
-  status: GrievanceStatus;
-  response: string | null;
-  responded_at: number | null;
-  response_period_days: number;
-  created_at: number;
-  due_at: number;
-  closed_at: number | null;
-  redacted_at: number | null;
-};
-
-const COLUMNS = `g.grievance_id, g.organization_id, g.principal_id, p.external_id, g.subject, g.description,
-  g.status, g.response, g.responded_at, g.response_period_days, g.created_at, g.due_at, g.closed_at, g.redacted_at`;
-const FROM =
-  "grievances g JOIN principals p ON p.organization_id = g.organization_id AND p.principal_id = g.principal_id";
-
-const toRecord = (r: GrievanceRow): GrievanceRecord => ({
-  grievanceId: r.grievance_id,
-  organizationId: r.organization_id,
-  principalId: r.principal_id,
-  externalId: r.external_id,
-  subject: r.subject,
-  description: r.description,
-  status: r.status,
-  response: r.response,
-  respondedAt: r.responded_at,
-  responsePeriodDays: r.response_period_days,
-  createdAt: r.created_at,
-  dueAt: r.due_at,
-  closedAt: r.closed_at,
-  redactedAt: r.redacted_at,
-});
 
 export interface GrievanceWire {
   grievanceId: string;
@@ -120,21 +78,16 @@ export async function createGrievance(
   }
   const periods = await getResponsePeriods(tx, input.organizationId);
   const grievanceId = newId("grv");
-  await tx.query(
-    `INSERT INTO grievances (organization_id, grievance_id, principal_id, subject, description, status,
-       response_period_days, created_at, due_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'open', $6, $7, $8, $7)`,
-    [
-      input.organizationId,
-      grievanceId,
-      input.principalId,
-      input.subject,
-      input.description,
-      periods.grievanceResponseDays,
-      now,
-      now + periods.grievanceResponseDays * DAY_MS,
-    ],
-  );
+  await insertGrievance(tx, {
+    organizationId: input.organizationId,
+    grievanceId,
+    principalId: input.principalId,
+    subject: input.subject,
+    description: input.description,
+    responsePeriodDays: periods.grievanceResponseDays,
+    createdAt: now,
+    dueAt: now + periods.grievanceResponseDays * DAY_MS,
+  });
   const record = (await findGrievance(tx, input.organizationId, grievanceId))!;
   await recordTransition(
     tx,
@@ -163,42 +116,27 @@ export async function findGrievance(
   grievanceId: string,
   options: { lock?: boolean } = {},
 ): Promise<GrievanceRecord | undefined> {
-  const rows = await db.query<GrievanceRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE g.organization_id = $1 AND g.grievance_id = $2${options.lock ? " FOR UPDATE OF g" : ""}`,
-    [organizationId, grievanceId],
-  );
-  return rows[0] && toRecord(rows[0]);
+  const stored = await findStoredGrievance(db, organizationId, grievanceId, { forUpdate: options.lock });
+  return stored && (await withExternalIds(db, [stored]))[0];
 }
 
+/** The principal's grievances, newest first. */
 export async function listGrievancesForPrincipal(
   db: Queryable,
   organizationId: string,
   principalId: string,
 ): Promise<GrievanceRecord[]> {
-  const rows = await db.query<GrievanceRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE g.organization_id = $1 AND g.principal_id = $2
-      ORDER BY g.created_at DESC, g.grievance_id`,
-    [organizationId, principalId],
-  );
-  return rows.map(toRecord);
+  return withExternalIds(db, await listStoredGrievancesOfPrincipal(db, organizationId, principalId));
 }
 
+/** The organisation's queue, most urgent first (earliest deadline). */
 export async function listGrievancesForOrganization(
   db: Queryable,
   organizationId: string,
   filter: QueueFilter,
   now: number,
 ): Promise<GrievanceRecord[]> {
-  const params: unknown[] = [organizationId];
-  const conditions = [
-    "g.organization_id = $1",
-    ...queueConditions("g", ["open", "in_progress"], filter, now, params),
-  ];
-  const rows = await db.query<GrievanceRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE ${conditions.join(" AND ")} ORDER BY g.due_at, g.grievance_id`,
-    params,
-  );
-  return rows.map(toRecord);
+  return withExternalIds(db, await listStoredGrievancesOfOrganization(db, organizationId, filter, now));
 }
 
 /**
@@ -232,12 +170,14 @@ export async function respondToGrievance(
       );
     }
     const terminal = GRIEVANCE_TERMINAL.includes(input.status);
-    await tx.query(
-      `UPDATE grievances SET status = $3, response = $4, responded_at = $5, updated_at = $5,
-         closed_at = CASE WHEN $6 THEN $5::bigint ELSE closed_at END
-       WHERE organization_id = $1 AND grievance_id = $2`,
-      [input.organizationId, input.grievanceId, input.status, input.response, now, terminal],
-    );
+    await updateStoredGrievanceResponse(tx, {
+      organizationId: input.organizationId,
+      grievanceId: input.grievanceId,
+      status: input.status,
+      response: input.response,
+      closed: terminal,
+      now,
+    });
     let from = record.status;
     for (const [index, to] of path.entries()) {
       const last = index === path.length - 1;

@@ -6,8 +6,13 @@ import { appendAuditEntry } from "../audit/chain.js";
 import type { Queryable } from "../db/database.js";
 import type { Credential } from "../lib/credentials.js";
 import { newId } from "../lib/ids.js";
-
-export type ActorKind = "principal" | "staff" | "service" | "system";
+import {
+  insertTransition,
+  listStoredTransitions,
+  type ActorKind,
+  type StoredTransition,
+  type SubjectKind,
+} from "./store/transitions.js";
 
 export interface Actor {
   kind: ActorKind;
@@ -26,8 +31,6 @@ export function actorOf(credential: Credential): Actor {
   }
 }
 
-export type SubjectKind = "dsr" | "grievance" | "nomination";
-
 export interface TransitionInput {
   organizationId: string;
   subjectKind: SubjectKind;
@@ -40,14 +43,7 @@ export interface TransitionInput {
   evidence?: Record<string, unknown>;
 }
 
-export interface Transition {
-  from: string | null;
-  to: string;
-  actorKind: ActorKind;
-  actorId: string | null;
-  reason: string | null;
-  at: number;
-}
+export type Transition = StoredTransition;
 
 /**
  * Records one move and appends it to the organisation's audit chain. The chain entry carries ids,
@@ -56,23 +52,18 @@ export interface Transition {
  */
 export async function recordTransition(tx: Queryable, input: TransitionInput, now: number): Promise<void> {
   const transitionId = newId("trn");
-  await tx.query(
-    `INSERT INTO rights_transitions
-       (organization_id, transition_id, subject_kind, subject_id, from_status, to_status, actor_kind, actor_id, reason, occurred_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      input.organizationId,
-      transitionId,
-      input.subjectKind,
-      input.subjectId,
-      input.from,
-      input.to,
-      input.actor.kind,
-      input.actor.id,
-      input.reason ?? null,
-      now,
-    ],
-  );
+  await insertTransition(tx, {
+    organizationId: input.organizationId,
+    transitionId,
+    subjectKind: input.subjectKind,
+    subjectId: input.subjectId,
+    from: input.from,
+    to: input.to,
+    actorKind: input.actor.kind,
+    actorId: input.actor.id,
+    reason: input.reason ?? null,
+    at: now,
+  });
   await appendAuditEntry(
     tx,
     {
@@ -92,30 +83,5 @@ export async function recordTransition(tx: Queryable, input: TransitionInput, no
   );
 }
 
-export async function listTransitions(
-  db: Queryable,
-  organizationId: string,
-  subjectKind: SubjectKind,
-  subjectId: string,
-): Promise<Transition[]> {
-  const rows = await db.query<{
-    from_status: string | null;
-    to_status: string;
-    actor_kind: ActorKind;
-    actor_id: string | null;
-    reason: string | null;
-    occurred_at: number;
-  }>(
-    `SELECT from_status, to_status, actor_kind, actor_id, reason, occurred_at FROM rights_transitions
-      WHERE organization_id = $1 AND subject_kind = $2 AND subject_id = $3 ORDER BY seq`,
-    [organizationId, subjectKind, subjectId],
-  );
-  return rows.map((r) => ({
-    from: r.from_status,
-    to: r.to_status,
-    actorKind: r.actor_kind,
-    actorId: r.actor_id,
-    reason: r.reason,
-    at: r.occurred_at,
-  }));
-}
+/** The moves of one DSR, grievance or nomination, oldest first (what staff see as its history). */
+export const listTransitions = listStoredTransitions;

@@ -8,6 +8,13 @@ import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { recordTransition, type Actor } from "./history.js";
 import { assertMove, NOMINATION_TRANSITIONS, type NominationStatus } from "./state-machines.js";
+import {
+  findActiveNomination,
+  insertActiveNomination,
+  revokeStoredNomination,
+  updateNominee,
+  type StoredNomination,
+} from "./store/nominations.js";
 
 export interface Nomination {
   nominationId: string;
@@ -16,19 +23,11 @@ export interface Nomination {
   status: NominationStatus;
 }
 
-type NominationRow = {
-  nomination_id: string;
-  principal_id: string;
-  nominee_name: string;
-  nominee_contact: string;
-  status: NominationStatus;
-};
-
-const toNomination = (r: NominationRow): Nomination => ({
-  nominationId: r.nomination_id,
-  nomineeName: r.nominee_name,
-  nomineeContact: r.nominee_contact,
-  status: r.status,
+const toNomination = (n: StoredNomination): Nomination => ({
+  nominationId: n.nominationId,
+  nomineeName: n.nomineeName,
+  nomineeContact: n.nomineeContact,
+  status: n.status,
 });
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -36,7 +35,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9][0-9 ().-]{5,22}$/;
 
 /** Trimmed nominee details; blank or unreachable values are VALIDATION_ERROR naming the field. */
-export function parseNominee(input: { nomineeName: string; nomineeContact: string }): {
+function parseNominee(input: { nomineeName: string; nomineeContact: string }): {
   nomineeName: string;
   nomineeContact: string;
 } {
@@ -51,27 +50,13 @@ export function parseNominee(input: { nomineeName: string; nomineeContact: strin
   return { nomineeName, nomineeContact };
 }
 
-async function activeNomination(
-  db: Queryable,
-  organizationId: string,
-  principalId: string,
-  lock = false,
-): Promise<NominationRow | undefined> {
-  const rows = await db.query<NominationRow>(
-    `SELECT nomination_id, principal_id, nominee_name, nominee_contact, status FROM nominations
-      WHERE organization_id = $1 AND principal_id = $2 AND status = 'active'${lock ? " FOR UPDATE" : ""}`,
-    [organizationId, principalId],
-  );
-  return rows[0];
-}
-
 export async function getActiveNomination(
   db: Queryable,
   organizationId: string,
   principalId: string,
 ): Promise<Nomination | null> {
-  const row = await activeNomination(db, organizationId, principalId);
-  return row ? toNomination(row) : null;
+  const stored = await findActiveNomination(db, organizationId, principalId);
+  return stored ? toNomination(stored) : null;
 }
 
 interface PrincipalRef {
@@ -136,77 +121,58 @@ export async function upsertNomination(
 ): Promise<Nomination> {
   const nominee = parseNominee(input);
   return db.transaction(async (tx) => {
-    let current = await activeNomination(tx, principal.organizationId, principal.principalId, true);
+    const { organizationId, principalId } = principal;
+    let current = await findActiveNomination(tx, organizationId, principalId, { forUpdate: true });
     if (!current) {
-      const inserted = await tx.query<NominationRow>(
-        `INSERT INTO nominations (organization_id, nomination_id, principal_id, nominee_name, nominee_contact, status, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'active', $6, $6)
-         ON CONFLICT (organization_id, principal_id) WHERE status = 'active' DO NOTHING
-         RETURNING nomination_id, principal_id, nominee_name, nominee_contact, status`,
-        [
-          principal.organizationId,
-          newId("nom"),
-          principal.principalId,
-          nominee.nomineeName,
-          nominee.nomineeContact,
-          now,
-        ],
-      );
-      if (inserted[0]) {
+      const inserted = await insertActiveNomination(tx, {
+        organizationId,
+        nominationId: newId("nom"),
+        principalId,
+        ...nominee,
+        now,
+      });
+      if (inserted) {
         await changed(
           tx,
           principal,
-          inserted[0].nomination_id,
+          inserted.nominationId,
           { from: null, to: "active", kind: "created" },
           actor,
           now,
         );
-        return toNomination(inserted[0]);
+        return toNomination(inserted);
       }
       // A concurrent PUT created it first: update that one instead of making a second.
-      current = (await activeNomination(tx, principal.organizationId, principal.principalId, true))!;
+      current = (await findActiveNomination(tx, organizationId, principalId, { forUpdate: true }))!;
     }
-    if (current.nominee_name === nominee.nomineeName && current.nominee_contact === nominee.nomineeContact) {
+    if (current.nomineeName === nominee.nomineeName && current.nomineeContact === nominee.nomineeContact) {
       return toNomination(current);
     }
-    await tx.query(
-      `UPDATE nominations SET nominee_name = $3, nominee_contact = $4, updated_at = $5
-        WHERE organization_id = $1 AND nomination_id = $2`,
-      [principal.organizationId, current.nomination_id, nominee.nomineeName, nominee.nomineeContact, now],
-    );
+    await updateNominee(tx, { organizationId, nominationId: current.nominationId, ...nominee, now });
     await changed(
       tx,
       principal,
-      current.nomination_id,
+      current.nominationId,
       { from: "active", to: "active", kind: "updated" },
       actor,
       now,
     );
-    return toNomination({
-      ...current,
-      nominee_name: nominee.nomineeName,
-      nominee_contact: nominee.nomineeContact,
-    });
+    return toNomination({ ...current, ...nominee });
   });
 }
 
-/** Revokes the active nomination inside `tx`; `revoked: false` when there was none. */
+/** Revokes the active nomination inside `tx`; false when there was none. */
 export async function revokeActiveNomination(
   tx: Queryable,
   principal: PrincipalRef,
   actor: Actor,
   now: number,
   kind: "revoked" | "erased" = "revoked",
-): Promise<{ revoked: boolean; nominationId?: string }> {
-  const rows = await tx.query<{ nomination_id: string }>(
-    `UPDATE nominations SET status = 'revoked', revoked_at = $3, updated_at = $3
-      WHERE organization_id = $1 AND principal_id = $2 AND status = 'active'
-      RETURNING nomination_id`,
-    [principal.organizationId, principal.principalId, now],
-  );
-  if (!rows[0]) return { revoked: false };
-  await changed(tx, principal, rows[0].nomination_id, { from: "active", to: "revoked", kind }, actor, now);
-  return { revoked: true, nominationId: rows[0].nomination_id };
+): Promise<boolean> {
+  const nominationId = await revokeStoredNomination(tx, principal.organizationId, principal.principalId, now);
+  if (nominationId === undefined) return false;
+  await changed(tx, principal, nominationId, { from: "active", to: "revoked", kind }, actor, now);
+  return true;
 }
 
 /** DELETE: revokes the active nomination; `revoked: false` (still a success) when there was none. */
@@ -216,6 +182,6 @@ export async function revokeNomination(
   actor: Actor,
   now: number,
 ): Promise<{ revoked: boolean }> {
-  const result = await db.transaction((tx) => revokeActiveNomination(tx, principal, actor, now));
-  return { revoked: result.revoked };
+  const revoked = await db.transaction((tx) => revokeActiveNomination(tx, principal, actor, now));
+  return { revoked };
 }

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from "fastify";
 import { findOrganizationById } from "../accounts/organizations.js";
 import { principalOf } from "../http/credentials.js";
-import { requestCapabilityEnabled } from "../capabilities/enforce.js";
+import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
 import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { Failure, notFound, unauthorized } from "../lib/failure.js";
@@ -32,7 +32,6 @@ import {
 import { actorOf, listTransitions, type Transition } from "./history.js";
 import { getActiveNomination, revokeNomination, upsertNomination } from "./nominations.js";
 import { getResponsePeriods, MAX_RESPONSE_DAYS, setResponsePeriods } from "./settings.js";
-import type { DsrStatus, DsrType } from "./state-machines.js";
 import { statutoryBasisSuggestions } from "./statutory-bases.js";
 import { buildPrincipalSummary } from "./summary.js";
 
@@ -60,17 +59,8 @@ function assertOwnOrganization(
   );
 }
 
-type QueueQuery = {
-  organizationId: string;
-  status?: string;
-  type?: DsrType;
-  dueBefore?: number;
-  dueAfter?: number;
-  overdue?: boolean;
-  dueSoon?: boolean;
-};
-
-const queueFilter = (query: QueueQuery): QueueFilter => ({
+/** The filters of a staff queue's query (the DSR queue's also has `type`). */
+const queueFilter = (query: QueueFilter): QueueFilter => ({
   status: query.status,
   type: query.type,
   dueBefore: query.dueBefore,
@@ -100,7 +90,7 @@ const periodsToWire = async (db: Parameters<typeof getResponsePeriods>[0], organ
   };
 };
 
-export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
+export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capabilities }) => {
   const erasure: ErasureContext = { pseudonymKey: config.secretsKey };
 
   return [
@@ -119,7 +109,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       idempotency: true,
       handler: async (request, _reply, tools) => {
         const principal = principalOf(request);
-        const body = request.body as { organizationId: string; type: DsrType; details?: string };
+        const { body } = request;
         assertOwnOrganization(principal, body.organizationId, "organizationId");
         const now = clock.now();
         return tools.write(async (tx) => {
@@ -152,7 +142,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       idempotency: true,
       handler: async (request, _reply, tools) => {
         const principal = principalOf(request);
-        const body = request.body as { organizationId: string; subject: string; description: string };
+        const { body } = request;
         assertOwnOrganization(principal, body.organizationId, "organizationId");
         const now = clock.now();
         return tools.write(async (tx) => {
@@ -182,8 +172,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "upsertNomination",
       handler: async (request) => {
         const principal = principalOf(request);
-        const body = request.body as { nomineeName: string; nomineeContact: string };
-        return upsertNomination(db, principal, body, actorOf(principal), clock.now());
+        return upsertNomination(db, principal, request.body, actorOf(principal), clock.now());
       },
     },
     {
@@ -196,7 +185,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
     {
       operationId: "getResponsePeriods",
       handler: async (request) => {
-        const { orgId } = request.params as { orgId: string };
+        const { orgId } = request.params;
         const org = await findOrganizationById(db, orgId);
         if (!org) throw notFound("No such organisation");
         const periods = await periodsToWire(db, org.organizationId);
@@ -213,7 +202,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "staffListDsrRequests",
       handler: async (request) => {
         const operator = operatorOf(request);
-        const query = request.query as QueueQuery;
+        const { query } = request;
         assertOwnOrganization(operator, query.organizationId, "organizationId");
         const now = clock.now();
         const records = await listDsrForOrganization(db, operator.organizationId, queueFilter(query), now);
@@ -224,7 +213,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "staffGetDsrRequest",
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { requestId } = request.params as { requestId: string };
+        const { requestId } = request.params;
         const record = await findDsr(db, operator.organizationId, requestId);
         if (!record) throw notFound("No such DSR request in this organisation");
         const transitions = await listTransitions(db, operator.organizationId, "dsr", requestId);
@@ -235,13 +224,8 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "staffListStatutoryBasisSuggestions",
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { sector } = request.query as { sector?: string };
-        const enabled = await requestCapabilityEnabled(
-          request,
-          db,
-          operator.organizationId,
-          "dsr_statutory_denial",
-        );
+        const { sector } = request.query;
+        const enabled = await capabilities.enabled(db, operator.organizationId, "dsr_statutory_denial");
         return { suggestions: enabled ? statutoryBasisSuggestions(sector) : [] };
       },
     },
@@ -250,8 +234,8 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       roles: WRITERS,
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { requestId } = request.params as { requestId: string };
-        const body = request.body as { status: DsrStatus; responsePayload?: unknown; reason?: string };
+        const { requestId } = request.params;
+        const { body } = request;
         return updateDsrStatus(
           db,
           {
@@ -272,7 +256,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       roles: WRITERS,
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { requestId } = request.params as { requestId: string };
+        const { requestId } = request.params;
         const now = clock.now();
         return completeWithSummary(
           db,
@@ -288,14 +272,9 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       roles: WRITERS,
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { requestId } = request.params as { requestId: string };
-        const body = request.body as { statute: string; citation: string; retentionPolicyId?: string };
-        const enabled = await requestCapabilityEnabled(
-          request,
-          db,
-          operator.organizationId,
-          "dsr_statutory_denial",
-        );
+        const { requestId } = request.params;
+        const { body } = request;
+        const enabled = await capabilities.enabled(db, operator.organizationId, "dsr_statutory_denial");
         if (!enabled) {
           // Contract 1.6.0 answers 400 here while the capability is off, not 404.
           throw new Failure(
@@ -320,7 +299,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "staffListGrievances",
       handler: async (request) => {
         const operator = operatorOf(request);
-        const query = request.query as QueueQuery;
+        const { query } = request;
         assertOwnOrganization(operator, query.organizationId, "organizationId");
         const now = clock.now();
         const records = await listGrievancesForOrganization(
@@ -336,7 +315,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "staffGetGrievance",
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { grievanceId } = request.params as { grievanceId: string };
+        const { grievanceId } = request.params;
         const record = await findGrievance(db, operator.organizationId, grievanceId);
         if (!record) throw notFound("No such grievance in this organisation");
         const transitions = await listTransitions(db, operator.organizationId, "grievance", grievanceId);
@@ -351,8 +330,8 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       roles: WRITERS,
       handler: async (request) => {
         const operator = operatorOf(request);
-        const { grievanceId } = request.params as { grievanceId: string };
-        const body = request.body as { status: "in_progress" | "resolved"; response: string };
+        const { grievanceId } = request.params;
+        const { body } = request;
         return respondToGrievance(
           db,
           {
@@ -375,7 +354,7 @@ export const rightsRoutes: RouteModule = ({ config, db, clock }) => {
       roles: WRITERS,
       handler: async (request) => {
         const operator = operatorOf(request);
-        const body = request.body as { dsrResponseDays?: number; grievanceResponseDays?: number };
+        const { body } = request;
         const actor = actorOf(operator);
         await db.transaction((tx) =>
           setResponsePeriods(tx, { organizationId: operator.organizationId, ...body, actor }, clock.now()),

@@ -5,12 +5,18 @@ import { appendAuditEntry } from "../audit/chain.js";
 import type { Queryable } from "../db/database.js";
 import { validationError } from "../lib/failure.js";
 import type { Actor } from "./history.js";
+import { findStoredPeriods, lockStoredPeriods, updateStoredPeriods } from "./store/settings.js";
 
-export const DEFAULT_DSR_RESPONSE_DAYS = 30;
-export const DEFAULT_GRIEVANCE_RESPONSE_DAYS = 30;
+const DEFAULT_DSR_RESPONSE_DAYS = 30;
+const DEFAULT_GRIEVANCE_RESPONSE_DAYS = 30;
 /** Rule 14(3) ceiling. */
 export const MAX_RESPONSE_DAYS = 90;
 export const DAY_MS = 86_400_000;
+/**
+ * The share of its period after which an open item counts as nearly due (clocks.ts); the staff
+ * queues and the sweep compute the same instant in SQL (store/queue.ts).
+ */
+export const DUE_SOON_FRACTION = { numerator: 4, denominator: 5 } as const;
 
 export interface ResponsePeriods {
   dsrResponseDays: number;
@@ -20,25 +26,13 @@ export interface ResponsePeriods {
 }
 
 export async function getResponsePeriods(db: Queryable, organizationId: string): Promise<ResponsePeriods> {
-  const [row] = await db.query<{
-    dsr_response_days: number;
-    grievance_response_days: number;
-    updated_at: number;
-  }>(
-    "SELECT dsr_response_days, grievance_response_days, updated_at FROM rights_settings WHERE organization_id = $1",
-    [organizationId],
+  return (
+    (await findStoredPeriods(db, organizationId)) ?? {
+      dsrResponseDays: DEFAULT_DSR_RESPONSE_DAYS,
+      grievanceResponseDays: DEFAULT_GRIEVANCE_RESPONSE_DAYS,
+      updatedAt: null,
+    }
   );
-  return row
-    ? {
-        dsrResponseDays: row.dsr_response_days,
-        grievanceResponseDays: row.grievance_response_days,
-        updatedAt: row.updated_at,
-      }
-    : {
-        dsrResponseDays: DEFAULT_DSR_RESPONSE_DAYS,
-        grievanceResponseDays: DEFAULT_GRIEVANCE_RESPONSE_DAYS,
-        updatedAt: null,
-      };
 }
 
 function checkDays(field: string, value: number): void {
@@ -70,25 +64,24 @@ export async function setResponsePeriods(
   if (input.dsrResponseDays !== undefined) checkDays("dsrResponseDays", input.dsrResponseDays);
   if (input.grievanceResponseDays !== undefined)
     checkDays("grievanceResponseDays", input.grievanceResponseDays);
-  // Make the row exist, then lock it, so concurrent partial updates (one field each) both apply.
-  await tx.query(
-    `INSERT INTO rights_settings (organization_id, dsr_response_days, grievance_response_days, updated_at)
-     VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id) DO NOTHING`,
-    [input.organizationId, DEFAULT_DSR_RESPONSE_DAYS, DEFAULT_GRIEVANCE_RESPONSE_DAYS, now],
-  );
-  await tx.query("SELECT 1 FROM rights_settings WHERE organization_id = $1 FOR UPDATE", [
+  await lockStoredPeriods(
+    tx,
     input.organizationId,
-  ]);
+    { dsrResponseDays: DEFAULT_DSR_RESPONSE_DAYS, grievanceResponseDays: DEFAULT_GRIEVANCE_RESPONSE_DAYS },
+    now,
+  );
   const current = await getResponsePeriods(tx, input.organizationId);
   const dsr = input.dsrResponseDays ?? current.dsrResponseDays;
   const grievance = input.grievanceResponseDays ?? current.grievanceResponseDays;
   // The same values again change nothing and add nothing to the audit chain.
   if (dsr === current.dsrResponseDays && grievance === current.grievanceResponseDays) return current;
-  await tx.query(
-    `UPDATE rights_settings SET dsr_response_days = $2, grievance_response_days = $3, updated_at = $4, updated_by = $5
-      WHERE organization_id = $1`,
-    [input.organizationId, dsr, grievance, now, input.actor.id],
-  );
+  await updateStoredPeriods(tx, {
+    organizationId: input.organizationId,
+    dsrResponseDays: dsr,
+    grievanceResponseDays: grievance,
+    updatedBy: input.actor.id,
+    now,
+  });
   await appendAuditEntry(
     tx,
     {

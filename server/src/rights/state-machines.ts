@@ -12,8 +12,7 @@ export type DsrStatus = (typeof DSR_STATUSES)[number];
 export const GRIEVANCE_STATUSES = ["open", "in_progress", "resolved"] as const;
 export type GrievanceStatus = (typeof GRIEVANCE_STATUSES)[number];
 
-export const NOMINATION_STATUSES = ["active", "revoked"] as const;
-export type NominationStatus = (typeof NOMINATION_STATUSES)[number];
+export type NominationStatus = "active" | "revoked";
 
 type Table<S extends string> = Readonly<Record<S | "null", readonly S[]>>;
 
@@ -50,11 +49,11 @@ export const NOMINATION_TRANSITIONS: Table<NominationStatus> = {
 export const DSR_TERMINAL: readonly DsrStatus[] = ["completed", "rejected"];
 export const GRIEVANCE_TERMINAL: readonly GrievanceStatus[] = ["resolved"];
 
-export function canMove<S extends string>(table: Table<S>, from: S | null, to: S): boolean {
+function canMove<S extends string>(table: Table<S>, from: S | null, to: S): boolean {
   return table[from ?? "null"].includes(to);
 }
 
-/** Throws 400 INVALID_STATUS_TRANSITION naming the move when the table forbids it. */
+/** Throws INVALID_STATUS_TRANSITION naming the move when the table forbids it. */
 export function assertMove<S extends string>(table: Table<S>, what: string, from: S | null, to: S): void {
   if (canMove(table, from, to)) return;
   const allowed = table[from ?? "null"];

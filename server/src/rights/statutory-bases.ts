@@ -183,7 +183,7 @@ const ENTRIES: readonly Entry[] = [
   },
 ];
 
-export const STATUTORY_BASES: readonly StatutoryBasis[] = ENTRIES.map((entry) => ({
+const STATUTORY_BASES: readonly StatutoryBasis[] = ENTRIES.map((entry) => ({
   ...entry,
   caution: CAUTION,
 }));
@@ -200,7 +200,3 @@ export function statutoryBasisSuggestions(sector?: string): StatutoryBasis[] {
     .replace(/[\s-]+/g, "_");
   return STATUTORY_BASES.filter((s) => s.sectors.includes("general") || s.sectors.includes(wanted));
 }
-
-export const STATUTORY_SECTORS: readonly string[] = [
-  ...new Set(STATUTORY_BASES.flatMap((s) => s.sectors)),
-].sort();

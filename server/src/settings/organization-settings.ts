@@ -5,7 +5,7 @@
 // The consent and gate parsers stay the single source of defaults and ranges: reading composes
 // them, and writing validates against the ranges they export, so a value this module accepts is
 // always a value they honour.
-import { readStoredSettings } from "../accounts/organizations.js";
+import { readStoredSettings, writeStoredSettings } from "../accounts/store.js";
 import { appendAuditEntry } from "../audit/chain.js";
 import { CONSENT_SETTING_RANGES, parseConsentSettings, type ConsentSettings } from "../consent/settings.js";
 import type { Queryable } from "../db/database.js";
@@ -177,10 +177,7 @@ export async function updateOrganizationSettings(
   }
   if (!changed) return before;
   merged[UPDATED_AT_KEY] = now;
-  await tx.query("UPDATE organizations SET settings = $2::jsonb WHERE organization_id = $1", [
-    input.organizationId,
-    JSON.stringify(merged),
-  ]);
+  await writeStoredSettings(tx, input.organizationId, merged);
   const after = settingsInForce(merged);
   const { updatedAt: _before, ...from } = before;
   const { updatedAt: _after, ...to } = after;

@@ -17,10 +17,7 @@ export const systemRoutes: RouteModule = ({ db, state }) => [
           return false;
         }));
       if (!ready)
-        throw new Failure(
-          "UNAVAILABLE",
-          "Not ready: the database is unreachable or migrations are pending",
-        );
+        throw new Failure("UNAVAILABLE", "Not ready: the database is unreachable or migrations are pending");
       return { status: "ok" };
     },
   },

@@ -3,6 +3,8 @@
 // change committed; delivery workers (worker.ts) pick the deliveries up afterwards.
 import type { Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
+import { insertEvent, insertPendingDeliveries } from "./store/deliveries.js";
+import { selectSubscribedEndpointIds } from "./store/endpoints.js";
 
 /** Every event type an endpoint may subscribe to (CONTRACT.md "Webhooks"). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -61,26 +63,15 @@ export async function enqueueEvent(tx: Queryable, event: WebhookEventInput, now:
     throw new Error(`unknown webhook event type ${JSON.stringify(event.eventType)}`);
   }
   const eventId = newId("evt");
-  await tx.query(
-    `INSERT INTO webhook_events (organization_id, event_id, event_type, payload, created_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5)`,
-    [event.organizationId, eventId, event.eventType, JSON.stringify(event.payload), now],
-  );
-  const endpoints = await tx.query<{ endpoint_id: string }>(
-    `SELECT endpoint_id FROM webhook_endpoints
-      WHERE organization_id = $1 AND enabled AND deleted_at IS NULL AND $2 = ANY (event_types)`,
-    [event.organizationId, event.eventType],
-  );
-  if (endpoints.length === 0) return;
-  const endpointIds = endpoints.map((e) => e.endpoint_id);
-  await tx.query(
-    `INSERT INTO webhook_deliveries
-       (organization_id, delivery_id, endpoint_id, event_id, status, attempts, next_attempt_at,
-        retry_window_start, created_at)
-     SELECT $1, d.delivery_id, d.endpoint_id, $2, 'pending', 0, $3, $3, $3
-       FROM unnest($4::text[], $5::text[]) AS d (delivery_id, endpoint_id)`,
-    [event.organizationId, eventId, now, endpointIds.map(() => newId("dlv")), endpointIds],
-  );
+  await insertEvent(tx, { ...event, eventId, createdAt: now });
+  const endpointIds = await selectSubscribedEndpointIds(tx, event.organizationId, event.eventType);
+  if (endpointIds.length === 0) return;
+  await insertPendingDeliveries(tx, {
+    organizationId: event.organizationId,
+    eventId,
+    deliveries: endpointIds.map((endpointId) => ({ deliveryId: newId("dlv"), endpointId })),
+    now,
+  });
   // The caller's transaction has not committed yet; a worker defers its run a little, and one that
   // looks too early still finds the delivery on its next poll.
   wakeWorkers();

@@ -3,6 +3,7 @@
 // derived from GUARD_SECRETS_KEY, with the owning row's identity as associated data so a ciphertext
 // copied onto another endpoint's row does not decrypt.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { MIN_SECRET_LENGTH } from "../config.js";
 
 const FORMAT = "v1";
 const IV_BYTES = 12;
@@ -18,7 +19,9 @@ export class SecretBox {
   private readonly key: Buffer;
 
   constructor(secretsKey: string) {
-    if (secretsKey.length < 32) throw new SecretBoxError("the secrets key must be at least 32 characters");
+    if (secretsKey.length < MIN_SECRET_LENGTH) {
+      throw new SecretBoxError(`the secrets key must be at least ${MIN_SECRET_LENGTH} characters`);
+    }
     this.key = Buffer.from(
       hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), Buffer.alloc(0), HKDF_INFO, 32),
     );

@@ -14,6 +14,13 @@ import type { Clock } from "../lib/clock.js";
 import { secretBinding } from "./endpoints.js";
 import { onEventEnqueued } from "./outbox.js";
 import type { SecretBox } from "./secret-box.js";
+import {
+  claimDue,
+  insertAttempt,
+  markDelivered,
+  recordFailure,
+  selectSendMaterial,
+} from "./store/deliveries.js";
 
 export interface HttpRequest {
   url: string;
@@ -27,7 +34,7 @@ export interface HttpRequest {
 /** Sends one POST; resolves with the status of any HTTP answer, rejects when none came back. */
 export type SendHttp = (request: HttpRequest) => Promise<{ status: number }>;
 
-export const fetchSendHttp: SendHttp = async ({ url, headers, body, timeoutMs, signal }) => {
+const fetchSendHttp: SendHttp = async ({ url, headers, body, timeoutMs, signal }) => {
   const response = await fetch(url, {
     method: "POST",
     headers,
@@ -86,34 +93,12 @@ export async function claimDueDeliveries(
   options: { now: number; limit: number; leaseMs: number; claimToken?: string },
 ): Promise<ClaimedDelivery[]> {
   const claimToken = options.claimToken ?? randomBytes(16).toString("hex");
-  const rows = await db.query<{
-    organization_id: string;
-    delivery_id: string;
-    endpoint_id: string;
-    event_id: string;
-    attempts: number;
-    retry_window_start: number;
-  }>(
-    `WITH due AS (
-       SELECT d.organization_id, d.delivery_id
-         FROM webhook_deliveries d
-         JOIN webhook_endpoints e
-           ON e.organization_id = d.organization_id AND e.endpoint_id = d.endpoint_id
-        WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= $1
-          AND e.enabled AND e.deleted_at IS NULL
-        ORDER BY d.next_attempt_at
-        LIMIT $2
-        FOR UPDATE OF d SKIP LOCKED
-     )
-     UPDATE webhook_deliveries w
-        SET status = 'sending', attempts = w.attempts + 1, next_attempt_at = $1 + $3,
-            claim_token = $4, last_attempt_at = $1
-       FROM due
-      WHERE w.organization_id = due.organization_id AND w.delivery_id = due.delivery_id
-     RETURNING w.organization_id, w.delivery_id, w.endpoint_id, w.event_id, w.attempts,
-               w.retry_window_start`,
-    [options.now, options.limit, options.leaseMs, claimToken],
-  );
+  const rows = await claimDue(db, {
+    now: options.now,
+    limit: options.limit,
+    leaseUntil: options.now + options.leaseMs,
+    claimToken,
+  });
   return rows.map((row) => ({
     organizationId: row.organization_id,
     deliveryId: row.delivery_id,
@@ -127,7 +112,7 @@ export async function claimDueDeliveries(
 }
 
 /** The exact body Guard sends; `timestamp` is when the event happened (epoch ms). */
-export function webhookBody(event: {
+function webhookBody(event: {
   eventId: string;
   eventType: string;
   organizationId: string;
@@ -144,7 +129,7 @@ export function webhookBody(event: {
 }
 
 /** Headers of one attempt, signed afresh (the Standard Webhooks timestamp is the send time). */
-export function webhookHeaders(input: {
+function webhookHeaders(input: {
   eventId: string;
   body: string;
   secret: string;
@@ -313,20 +298,7 @@ export class WebhookWorker {
   private async attempt(claim: ClaimedDelivery): Promise<Outcome> {
     let request: HttpRequest;
     try {
-      const rows = await this.db.query<{
-        event_type: string;
-        payload: unknown;
-        created_at: number;
-        url: string;
-        secret_ciphertext: string;
-      }>(
-        `SELECT ev.event_type, ev.payload, ev.created_at, e.url, e.secret_ciphertext
-           FROM webhook_events ev, webhook_endpoints e
-          WHERE ev.organization_id = $1 AND ev.event_id = $2
-            AND e.organization_id = $1 AND e.endpoint_id = $3`,
-        [claim.organizationId, claim.eventId, claim.endpointId],
-      );
-      const row = rows[0];
+      const row = await selectSendMaterial(this.db, claim.organizationId, claim.eventId, claim.endpointId);
       if (!row) return { ok: false, statusCode: null, error: "event or endpoint row is missing" };
       const secret = this.secrets.open(
         row.secret_ciphertext,
@@ -369,32 +341,24 @@ export class WebhookWorker {
   ): Promise<"delivered" | "pending" | "dead" | "superseded"> {
     const finishedAt = this.clock.now();
     return this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO webhook_delivery_attempts
-           (organization_id, delivery_id, attempt, started_at, finished_at, status_code, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT DO NOTHING`,
-        [
-          claim.organizationId,
-          claim.deliveryId,
-          claim.attempt,
-          claim.claimedAt,
-          finishedAt,
-          outcome.statusCode,
-          outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
-        ],
-      );
+      await insertAttempt(tx, {
+        organizationId: claim.organizationId,
+        deliveryId: claim.deliveryId,
+        attempt: claim.attempt,
+        startedAt: claim.claimedAt,
+        finishedAt,
+        statusCode: outcome.statusCode,
+        error: outcome.ok ? null : outcome.error.slice(0, MAX_ERROR_LENGTH),
+      });
       if (outcome.ok) {
         // Recorded even when this worker's claim was superseded: the receiver did get the event.
-        const rows = await tx.query(
-          `UPDATE webhook_deliveries
-              SET status = 'delivered', delivered_at = $3, last_status_code = $4, last_error = NULL,
-                  next_attempt_at = NULL, claim_token = NULL
-            WHERE organization_id = $1 AND delivery_id = $2 AND status <> 'delivered'
-            RETURNING delivery_id`,
-          [claim.organizationId, claim.deliveryId, finishedAt, outcome.statusCode],
-        );
-        return rows.length > 0 ? "delivered" : "superseded";
+        const delivered = await markDelivered(tx, {
+          organizationId: claim.organizationId,
+          deliveryId: claim.deliveryId,
+          deliveredAt: finishedAt,
+          statusCode: outcome.statusCode,
+        });
+        return delivered ? "delivered" : "superseded";
       }
       const windowEnd = claim.retryWindowStart + this.retry.windowMs;
       let status: "pending" | "dead";
@@ -413,23 +377,16 @@ export class WebhookWorker {
           windowEnd,
         );
       }
-      const rows = await tx.query(
-        `UPDATE webhook_deliveries
-            SET status = $4, next_attempt_at = $5, last_status_code = $6, last_error = $7,
-                claim_token = NULL
-          WHERE organization_id = $1 AND delivery_id = $2 AND claim_token = $3 AND status = 'sending'
-          RETURNING delivery_id`,
-        [
-          claim.organizationId,
-          claim.deliveryId,
-          claim.claimToken,
-          status,
-          nextAttemptAt,
-          outcome.statusCode,
-          outcome.error.slice(0, MAX_ERROR_LENGTH),
-        ],
-      );
-      return rows.length > 0 ? status : "superseded";
+      const recorded = await recordFailure(tx, {
+        organizationId: claim.organizationId,
+        deliveryId: claim.deliveryId,
+        claimToken: claim.claimToken,
+        status,
+        nextAttemptAt,
+        statusCode: outcome.statusCode,
+        error: outcome.error.slice(0, MAX_ERROR_LENGTH),
+      });
+      return recorded ? status : "superseded";
     });
   }
 }

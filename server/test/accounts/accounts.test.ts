@@ -3,16 +3,22 @@
 // that each credential kind is refused where another is required.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { FastifyRequest } from "fastify";
+import { authenticate, type CredentialRequest } from "../../src/access/credentials.js";
 import { ApiKeyCache } from "../../src/accounts/api-keys.js";
 import { mintPrincipalToken, verifyPrincipalToken } from "../../src/accounts/principal-tokens.js";
 import { InvalidationFeed } from "../../src/db/invalidation.js";
 import { testConfig } from "../../src/config.js";
-import { authenticate } from "../../src/http/auth.js";
 import { Failure } from "../../src/lib/failure.js";
 import { sha256Hex, verifyPassword } from "../../src/lib/secrets.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 
 const SESSION = "/api/v1/staff/session";
 const KEYS = "/api/v1/staff/api-keys";
@@ -83,11 +89,12 @@ describe("accounts and credentials", () => {
   };
 
   /** A stand-in request carrying only what authenticate() reads. */
-  const fakeRequest = (headers: Record<string, string>, method = "GET") =>
-    ({ headers, cookies: {}, method }) as unknown as FastifyRequest;
+  const fakeRequest = (headers: Record<string, string>, method = "GET"): CredentialRequest => ({
+    headers,
+    method,
+  });
 
-  const isUnauthorized = (error: unknown) =>
-    error instanceof Failure && error.code === "UNAUTHORIZED";
+  const isUnauthorized = (error: unknown) => error instanceof Failure && error.code === "UNAUTHORIZED";
 
   describe("staff sessions", () => {
     test("sign-in is 201 with a StaffSession body and an HttpOnly, SameSite=Lax session cookie", async () => {

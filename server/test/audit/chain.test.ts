@@ -8,7 +8,7 @@ import { computeAuditHash } from "@guard/contract";
 import { appendAuditEntry, entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
 import { verifyAuditChain } from "../../src/audit/verify.js";
 import { testConfig } from "../../src/config.js";
-import { buildApp } from "../../src/http/app.js";
+import { createApp } from "../../src/app.js";
 import { ROUTE_MODULES } from "../../src/routes.js";
 import {
   anonymousConsent,
@@ -349,7 +349,7 @@ describe("audit evidence", () => {
   test("key rotation: new hashes use the new version, old ones still verify by theirs", async () => {
     const { seeded, noticeId, consentIds } = await seedHistory(t);
     // The same database served with keys {1, 2}: new events hash with version 2.
-    const rotated = await buildApp({
+    const rotated = await createApp({
       config: testConfig({ auditKeys: { 1: KEY_1, 2: KEY_2 } }),
       db: t.db,
       clock: t.clock,

@@ -4,13 +4,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { loadOpenApiDocument } from "@guard/contract";
+import { assertCapabilityResolvable } from "../../src/access/public-organizations.js";
+import { readCapabilitySwitches } from "../../src/accounts/store.js";
 import {
   CAPABILITIES,
   CAPABILITY_NAMES,
-  capabilityEnabled,
   capabilityForOperation,
+  isOn,
 } from "../../src/capabilities/capabilities.js";
-import { assertCapabilityResolvable } from "../../src/capabilities/enforce.js";
 import { contractOperation, contractOperations } from "../../src/http/contract.js";
 import { parseNoticeDraft, publishNotice } from "../../src/notices/notices.js";
 import { assertApiError } from "../support/api-error.js";
@@ -38,6 +39,9 @@ describe("capabilities", () => {
       assert.equal(after.find((c) => c.name === name)?.enabled, enabled, name);
     }
   };
+  /** Whether the capability is on, as stored. */
+  const capabilityEnabled = async (organizationId: string, name: "cm_api") =>
+    isOn((await readCapabilitySwitches(t.db, organizationId))!, name);
   /** 404 NOT_FOUND worded exactly as for a route that does not exist. */
   const assertAbsent = (res: Awaited<ReturnType<TestApp["request"]>>, method: string, path: string) =>
     assertApiError(res, 404, "NOT_FOUND", { message: `No route ${method} ${path}`, field: null });
@@ -156,7 +160,7 @@ describe("capabilities", () => {
       { field: "capabilities.cm_api" },
     );
     assert.equal(
-      await capabilityEnabled(t.db, seeded.org.organizationId, "cm_api"),
+      await capabilityEnabled(seeded.org.organizationId, "cm_api"),
       true,
       "nothing refused was applied",
     );
@@ -180,7 +184,7 @@ describe("capabilities", () => {
       after.capabilities.filter((c) => !c.enabled).map((c) => c.name),
       ["cm_api", "consent_gate"],
     );
-    assert.equal(await capabilityEnabled(t.db, seeded.org.organizationId, "cm_api"), false);
+    assert.equal(await capabilityEnabled(seeded.org.organizationId, "cm_api"), false);
     await switchTo(seeded, { cm_api: true, consent_gate: true });
     const [row] = await t.db.query<{ capabilities: unknown }>(
       "SELECT capabilities FROM organizations WHERE organization_id = $1",

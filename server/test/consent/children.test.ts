@@ -11,7 +11,14 @@ import {
   publishTestNotice,
   recordConsent,
 } from "../support/consent-fixtures.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 
 const ITEMIZED = [
   { purpose: "Account", personalDataDescription: "Name and email." },

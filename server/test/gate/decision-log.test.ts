@@ -1,12 +1,10 @@
-// The Consent Gate's decision log is stored a group per row (migration 0044). These tests hold the
-// storage to what the log promised when it was a row per decision: the same decisions, in the same
-// order, and nothing lost on the way from the old table to the new one.
+// The Consent Gate's decision log is stored a group per row (migration 0040). This test holds the
+// listing to the log read a row per decision (the gate_decisions view): the same decisions, in the
+// same order, whatever the groups' sizes.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Database } from "../../src/db/database.js";
-import { listMigrations, migrate, splitStatements } from "../../src/db/migrate.js";
 import { listDecisions, MAX_DECISION_LIMIT } from "../../src/gate/gate.js";
-import { openEmptyTestDatabase, openTestDatabase } from "../support/harness.js";
+import { openTestDatabase } from "../support/harness.js";
 
 const ORG = "org_logorder0000000001";
 const OTHER_ORG = "org_logorder0000000002";
@@ -81,68 +79,4 @@ test("the newest N decisions come out newest first, whatever the groups' sizes a
     );
   }
   assert.deepEqual(await listDecisions(db, "org_logorder0000000003", 50), []);
-});
-
-/** An empty database on the engine under test, migrated up to (not including) `stopBefore`. */
-async function openDatabaseMigratedUpTo(
-  stopBefore: string,
-): Promise<{ db: Database; dispose(): Promise<void> }> {
-  const { db, drop } = await openEmptyTestDatabase();
-  await db.query(
-    "CREATE TABLE schema_migrations (migration_id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
-  );
-  for (const migration of listMigrations().filter((m) => m.id < stopBefore)) {
-    for (const statement of splitStatements(migration.sql)) await db.query(statement);
-    await db.query("INSERT INTO schema_migrations (migration_id, applied_at) VALUES ($1, 0)", [migration.id]);
-  }
-  return {
-    db,
-    dispose: async () => {
-      await db.close();
-      await drop();
-    },
-  };
-}
-
-test("migration 0044 carries every decision logged a row at a time into the group log", async () => {
-  const { db, dispose } = await openDatabaseMigratedUpTo("0044_gate_decision_groups");
-  try {
-    const before = [
-      [ORG, "gdc_premigration001", "cns_premigration01", "key_pre1", "allow", "consent_active", 10],
-      [ORG, "gdc_premigration002", "cns_premigration01", "key_pre1", "deny", "consent_withdrawn", 20],
-      [ORG, "gdc_premigration003", "cns_premigration02", "key_pre2", "allow", "consent_active", 20],
-      [OTHER_ORG, "gdc_premigration004", "cns_premigration03", "key_pre3", "deny", "consent_withdrawn", 30],
-    ] as const;
-    for (const row of before) {
-      await db.query(
-        `INSERT INTO gate_decisions (organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [...row],
-      );
-    }
-    assert.deepEqual(
-      await migrate(db),
-      listMigrations()
-        .map((m) => m.id)
-        .filter((id) => id >= "0044"),
-    );
-    const after = await db.query<Record<string, unknown>>(
-      `SELECT organization_id, decision_id, consent_id, api_key_id, decision, reason, decided_at
-         FROM gate_decisions ORDER BY decision_id`,
-    );
-    assert.deepEqual(
-      after.map((r) => Object.values(r)),
-      before.map((row) => [...row]),
-    );
-    const [groups] = await db.query<{ n: number; singles: number }>(
-      "SELECT count(*)::int AS n, count(*) FILTER (WHERE decision_count = 1)::int AS singles FROM gate_decision_groups",
-    );
-    assert.deepEqual(groups, { n: 4, singles: 4 });
-    assert.deepEqual(
-      (await listDecisions(db, ORG, 2)).map((d) => d.decisionId),
-      ["gdc_premigration003", "gdc_premigration002"],
-    );
-  } finally {
-    await dispose();
-  }
 });

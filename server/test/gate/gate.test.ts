@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { setCapabilities, type CapabilityName } from "../../src/capabilities/capabilities.js";
-import { RECORD_DECISIONS_SQL, verifyConsents, type VerifyInput } from "../../src/gate/gate.js";
-import { GATE_CHECKS_SQL } from "../../src/rights/summary.js";
+import { verifyConsents, type VerifyInput } from "../../src/gate/gate.js";
+import { gateChecksQuery, RECORD_DECISIONS_SQL } from "../../src/gate/store.js";
 import { assertApiError } from "../support/api-error.js";
 import { anonymousConsent, publishTestNotice, setOrgSettings } from "../support/consent-fixtures.js";
 import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
@@ -378,8 +378,8 @@ describe("Consent Gate", () => {
   });
 
   test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
-    // The access summary asks this per principal; without gate_decision_groups_by_consent it read
-    // every decision of the organisation. A log of 5 000 groups, analysed, is large enough for the
+    // The access summary asks this per principal (gateChecksOf); without
+    // gate_decision_groups_by_consent it would read every decision of the organisation. A log of 5 000 groups, analysed, is large enough for the
     // planner to choose by cost; the by-consent index must be what it reads.
     const consentId = await newConsent();
     assert.equal((await verify(consentId)).statusCode, 200);
@@ -394,10 +394,11 @@ describe("Consent Gate", () => {
       [acme.org.organizationId],
     );
     await t.db.query("ANALYZE gate_decision_groups");
-    const [row] = await t.db.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${GATE_CHECKS_SQL}`, [
-      acme.org.organizationId,
-      [consentId],
-    ]);
+    const checks = gateChecksQuery(acme.org.organizationId, [consentId]).compile();
+    const [row] = await t.db.query<{ "QUERY PLAN": unknown }>(
+      `EXPLAIN (FORMAT JSON) ${checks.sql}`,
+      checks.parameters,
+    );
     assert.match(JSON.stringify(row?.["QUERY PLAN"]), /"Index Name":"gate_decision_groups_by_consent"/);
   });
 

@@ -5,10 +5,17 @@ import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { testConfig } from "../../src/config.js";
 import type { RouteModule } from "../../src/http/app.js";
-import { buildApp } from "../../src/http/app.js";
+import { createApp } from "../../src/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, openTestDatabase, seedOrganization, signIn, startTestApp, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  openTestDatabase,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type TestApp,
+} from "../support/harness.js";
 
 const SIGN_IN = "/api/v1/staff/session";
 const BROKER = "/api/v1/auth/broker-token";
@@ -528,7 +535,10 @@ for (const level of ["info", "warn"] as const) {
       },
       {
         operationId: "getReadiness",
-        handler: async () => db.query("SELECT * FROM table_that_does_not_exist"),
+        handler: async () => {
+          await db.query("SELECT * FROM table_that_does_not_exist");
+          return { status: "ok" };
+        },
       },
       {
         operationId: "getOpenApiDocument",
@@ -541,7 +551,7 @@ for (const level of ["info", "warn"] as const) {
     before(async () => {
       const opened = await openTestDatabase();
       dispose = opened.dispose;
-      app = await buildApp({
+      app = await createApp({
         config: testConfig({ logLevel: level }),
         db: opened.db,
         clock: new ManualClock(),

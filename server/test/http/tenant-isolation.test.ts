@@ -7,7 +7,14 @@ import { registerApp, registerDomain, saveBannerSettings } from "../../src/banne
 import { verifyPrincipalToken } from "../../src/accounts/principal-tokens.js";
 import { parseNoticeDraft, publishNotice } from "../../src/notices/notices.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 
 const KEYS = "/api/v1/staff/api-keys";
 const BROKER = "/api/v1/auth/broker-token";

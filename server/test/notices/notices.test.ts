@@ -6,7 +6,14 @@ import { after, before, describe, test } from "node:test";
 import { loadOpenApiDocument } from "@guard/contract";
 import { NOTICE_LANGUAGE_CODES, NOTICE_LANGUAGE_LIST } from "../../src/notices/languages.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 import { ok as okBody, staffClient } from "../support/staff-client.js";
 
 const COMPLETE_EN = {

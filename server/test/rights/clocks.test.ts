@@ -5,7 +5,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { dueSoonAt, sweepRightsClocks } from "../../src/rights/clocks.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 import {
   DAY,
   fileDsr,

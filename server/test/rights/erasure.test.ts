@@ -9,7 +9,14 @@ import { DEMO_NOTICE } from "../../src/demo/seed.js";
 import { parseNoticeDraft, publishNotice } from "../../src/notices/notices.js";
 import { erasurePseudonym } from "../../src/rights/erasure.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 import {
   DSR,
   fileDsr,

@@ -3,7 +3,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 import {
   auditEntriesFor,
   DAY,

@@ -17,7 +17,14 @@ import {
   publishTestNotice,
   recordConsent,
 } from "../support/consent-fixtures.js";
-import { bearer, seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 
 const URL_PATH = "/api/v1/staff/organization/settings";
 

@@ -13,7 +13,7 @@ import { createStaffUser } from "../../src/accounts/staff.js";
 import { testConfig, type Config } from "../../src/config.js";
 import { dumpPgliteSnapshot, openDatabase, type Database } from "../../src/db/database.js";
 import { listMigrations, migrate } from "../../src/db/migrate.js";
-import { buildApp } from "../../src/http/app.js";
+import { createApp } from "../../src/app.js";
 import type { StaffRole } from "../../src/lib/credentials.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { randomBase62 } from "../../src/lib/ids.js";
@@ -117,7 +117,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const clock = new ManualClock();
   const config = testConfig({ logLevel: "info", ...overrides });
   const logs: string[] = [];
-  const app = await buildApp({
+  const app = await createApp({
     config,
     db,
     clock,
@@ -147,7 +147,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
  */
 export async function startSecondInstance(t: TestApp): Promise<TestApp> {
   const db = t.databaseUrl ? await openDatabase({ databaseUrl: t.databaseUrl }) : t.db;
-  const app = await buildApp({
+  const app = await createApp({
     config: t.config,
     db,
     clock: t.clock,

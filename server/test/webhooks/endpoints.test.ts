@@ -9,7 +9,8 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { verifyDpdpSignature, signDpdpSignature } from "@guard/contract";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { checkEndpointUrl, WebhookInputError } from "../../src/webhooks/endpoints.js";
+import { Failure } from "../../src/lib/failure.js";
+import { checkEndpointUrl } from "../../src/webhooks/endpoints.js";
 import { enqueueEvent } from "../../src/webhooks/outbox.js";
 import { SecretBox, SecretBoxError } from "../../src/webhooks/secret-box.js";
 import { assertApiError } from "../support/api-error.js";
@@ -162,7 +163,11 @@ describe("webhook endpoints (staff routes)", () => {
     assert.equal(checkEndpointUrl("http://[::1]:8080/a", false), "http://[::1]:8080/a");
     assert.throws(
       () => checkEndpointUrl("http://127.0.0.1:8080/a", true),
-      (e: unknown) => e instanceof WebhookInputError && e.field === "url" && /production/.test(e.message),
+      (e: unknown) =>
+        e instanceof Failure &&
+        e.code === "VALIDATION_ERROR" &&
+        e.field === "url" &&
+        /production/.test(e.message),
     );
     assert.throws(() => checkEndpointUrl("http://10.0.0.1/a", false), /https/);
     assert.throws(() => checkEndpointUrl(`https://x.example.in/${"a".repeat(2048)}`, false), /2048/);

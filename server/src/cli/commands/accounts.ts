@@ -1,22 +1,26 @@
 // guard org create | org settings | staff create | keys create | domains add | apps add
-import os from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
 import { createApiKey } from "../../accounts/api-keys.js";
 import { createOrganization, SlugTakenError } from "../../accounts/organizations.js";
 import { createStaffUser, StaffEmailTakenError } from "../../accounts/staff.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
 import { STAFF_ROLES, type StaffRole } from "../../lib/credentials.js";
-import { Failure } from "../../lib/failure.js";
+import { validationError } from "../../lib/failure.js";
 import {
   readOrganizationSettings,
   settablePaths,
   updateOrganizationSettings,
 } from "../../settings/organization-settings.js";
 import { CliError, readSecret } from "../io.js";
+import { cliActor } from "../context.js";
 import type { RunAction } from "../main.js";
 
-/** Domain functions throw RangeError("field: reason") for bad input; the CLI reports it as usage. */
-export async function asCliInput<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * The accounts and banner functions refuse bad input with RangeError("field: reason") and a taken
+ * slug or email with their own error classes rather than a Failure; the CLI reports those as the
+ * operator's error (exit 1) too.
+ */
+async function asCliInput<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -48,9 +52,7 @@ function settingsPatchOf(assignments: string[]): Record<string, unknown> {
     const path = assignment.slice(0, split).trim();
     const text = assignment.slice(split + 1).trim();
     if (!known.includes(path)) {
-      throw new CliError(
-        `VALIDATION_ERROR: ${path || "(empty)"} is not a setting; use one of ${known.join(", ")}`,
-      );
+      throw validationError(path, `${path || "(empty)"} is not a setting; use one of ${known.join(", ")}`);
     }
     let value: unknown = text;
     try {
@@ -65,20 +67,10 @@ function settingsPatchOf(assignments: string[]): Record<string, unknown> {
   return patch;
 }
 
-function cliActor(): { kind: "system"; id: string } {
-  let user = "unknown";
-  try {
-    user = os.userInfo().username;
-  } catch {
-    // No passwd entry (some containers): the actor stays cli:unknown.
-  }
-  return { kind: "system", id: `cli:${user}` };
-}
-
 function parseRole(value: string): StaffRole {
-  if (!STAFF_ROLES.includes(value as StaffRole))
-    throw new InvalidArgumentError(`use one of ${STAFF_ROLES.join(", ")}`);
-  return value as StaffRole;
+  const role = STAFF_ROLES.find((known) => known === value);
+  if (!role) throw new InvalidArgumentError(`use one of ${STAFF_ROLES.join(", ")}`);
+  return role;
 }
 
 export function registerAccountCommands(program: Command, run: RunAction): void {
@@ -116,24 +108,16 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
         const patch = options.set.length > 0 ? settingsPatchOf(options.set) : undefined;
         const organization = await ctx.organization(options.org);
         const db = await ctx.db();
-        let settings;
-        try {
-          settings =
-            patch === undefined
-              ? await readOrganizationSettings(db, organization.organizationId)
-              : await db.transaction((tx) =>
-                  updateOrganizationSettings(
-                    tx,
-                    { organizationId: organization.organizationId, patch, actor: cliActor() },
-                    Date.now(),
-                  ),
-                );
-        } catch (error) {
-          if (error instanceof Failure) {
-            throw new CliError(`${error.code}: ${error.message}${error.field ? ` (${error.field})` : ""}`);
-          }
-          throw error;
-        }
+        const settings =
+          patch === undefined
+            ? await readOrganizationSettings(db, organization.organizationId)
+            : await db.transaction((tx) =>
+                updateOrganizationSettings(
+                  tx,
+                  { organizationId: organization.organizationId, patch, actor: cliActor() },
+                  Date.now(),
+                ),
+              );
         ctx.out.result(settings);
       }),
     );

@@ -2,8 +2,12 @@
 // and integrating POST /api/v1/age/verify-parent. Not evidence of a real parent.
 import type { Command } from "commander";
 import { mintSignedTestToken, signedTestTokenKey } from "../../consent/parental-verification.js";
+import { integerInRange, type IntegerRange } from "../../config.js";
 import { CliError } from "../io.js";
 import type { RunAction } from "../main.js";
+
+// A test token lives from a minute to a day; 15 minutes unless asked.
+const TTL_MINUTES: IntegerRange = { default: 15, min: 1, max: 1440 };
 
 export function registerParentalCommands(program: Command, run: RunAction): void {
   const parental = program
@@ -17,13 +21,17 @@ export function registerParentalCommands(program: Command, run: RunAction): void
     .requiredOption("--org <slug>", "organisation slug")
     .requiredOption("--external-id <id>", "the child principal's externalId")
     .option("--parent-ref <ref>", "the parent reference the token carries", "test-parent")
-    .option("--ttl-minutes <n>", "lifetime in minutes (1-1440)", "15")
+    .option(
+      "--ttl-minutes <n>",
+      `lifetime in minutes (${TTL_MINUTES.min}-${TTL_MINUTES.max})`,
+      String(TTL_MINUTES.default),
+    )
     .action(
       run(
         async (ctx, options: { org: string; externalId: string; parentRef: string; ttlMinutes: string }) => {
-          const ttl = Number(options.ttlMinutes);
-          if (!Number.isInteger(ttl) || ttl < 1 || ttl > 1440)
-            throw new CliError("--ttl-minutes must be 1-1440", 2);
+          const ttl = integerInRange(TTL_MINUTES, options.ttlMinutes);
+          if (ttl === undefined)
+            throw new CliError(`--ttl-minutes must be ${TTL_MINUTES.min}-${TTL_MINUTES.max}`, 2);
           if (options.parentRef === "") throw new CliError("--parent-ref must not be empty", 2);
           const organization = await ctx.organization(options.org);
           const expiresAt = Date.now() + ttl * 60_000;

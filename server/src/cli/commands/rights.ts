@@ -4,7 +4,6 @@
 // the 90-day ceiling); moves are recorded with the actor `system` / `cli:<OS user>`.
 import os from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
-import { Failure } from "../../lib/failure.js";
 import { sweepRightsClocks } from "../../rights/clocks.js";
 import {
   completeWithSummary,
@@ -43,18 +42,6 @@ const cliActor = (): Actor => {
   }
   return { kind: "system", id: `cli:${user}` };
 };
-
-/** Domain refusals (bad value, forbidden move, unknown id) are the operator's error: exit 1 with the reason. */
-async function asOperatorInput<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof Failure) {
-      throw new CliError(`${error.code}: ${error.message}${error.field ? ` (${error.field})` : ""}`);
-    }
-    throw error;
-  }
-}
 
 const oneOf =
   <T extends string>(values: readonly T[]) =>
@@ -174,20 +161,18 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
           options: { org: string; id: string; to: DsrStatus; reason?: string; response?: unknown },
         ) => {
           const org = await ctx.organization(options.org);
-          const result = await asOperatorInput(async () =>
-            updateDsrStatus(
-              await ctx.db(),
-              {
-                organizationId: org.organizationId,
-                requestId: options.id,
-                status: options.to,
-                responsePayload: options.response,
-                reason: options.reason,
-                actor: cliActor(),
-              },
-              { pseudonymKey: ctx.config.secretsKey },
-              Date.now(),
-            ),
+          const result = await updateDsrStatus(
+            await ctx.db(),
+            {
+              organizationId: org.organizationId,
+              requestId: options.id,
+              status: options.to,
+              responsePayload: options.response,
+              reason: options.reason,
+              actor: cliActor(),
+            },
+            { pseudonymKey: ctx.config.secretsKey },
+            Date.now(),
           );
           ctx.out.result({ requestId: options.id, status: options.to, ...result });
         },
@@ -203,14 +188,12 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
       run(async (ctx, options: { org: string; id: string }) => {
         const org = await ctx.organization(options.org);
         const now = Date.now();
-        const result = await asOperatorInput(async () =>
-          completeWithSummary(
-            await ctx.db(),
-            { organizationId: org.organizationId, requestId: options.id, actor: cliActor() },
-            (tx, record) => buildPrincipalSummary(tx, record, now),
-            { pseudonymKey: ctx.config.secretsKey },
-            now,
-          ),
+        const result = await completeWithSummary(
+          await ctx.db(),
+          { organizationId: org.organizationId, requestId: options.id, actor: cliActor() },
+          (tx, record) => buildPrincipalSummary(tx, record, now),
+          { pseudonymKey: ctx.config.secretsKey },
+          now,
         );
         ctx.out.result({ requestId: options.id, status: "completed", ...result });
       }),
@@ -228,18 +211,16 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
     .action(
       run(async (ctx, options: { org: string; id: string; statute: string; citation: string }) => {
         const org = await ctx.organization(options.org);
-        const result = await asOperatorInput(async () =>
-          denyWithStatutoryBasis(
-            await ctx.db(),
-            {
-              organizationId: org.organizationId,
-              requestId: options.id,
-              denial: { statute: options.statute, citation: options.citation },
-              actor: cliActor(),
-            },
-            { pseudonymKey: ctx.config.secretsKey },
-            Date.now(),
-          ),
+        const result = await denyWithStatutoryBasis(
+          await ctx.db(),
+          {
+            organizationId: org.organizationId,
+            requestId: options.id,
+            denial: { statute: options.statute, citation: options.citation },
+            actor: cliActor(),
+          },
+          { pseudonymKey: ctx.config.secretsKey },
+          Date.now(),
         );
         ctx.out.result({ requestId: options.id, status: "rejected", ...result });
       }),
@@ -297,18 +278,16 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
           options: { org: string; id: string; status: "in_progress" | "resolved"; response: string },
         ) => {
           const org = await ctx.organization(options.org);
-          const result = await asOperatorInput(async () =>
-            respondToGrievance(
-              await ctx.db(),
-              {
-                organizationId: org.organizationId,
-                grievanceId: options.id,
-                status: options.status,
-                response: options.response,
-                actor: cliActor(),
-              },
-              Date.now(),
-            ),
+          const result = await respondToGrievance(
+            await ctx.db(),
+            {
+              organizationId: org.organizationId,
+              grievanceId: options.id,
+              status: options.status,
+              response: options.response,
+              actor: cliActor(),
+            },
+            Date.now(),
           );
           ctx.out.result({ grievanceId: options.id, status: options.status, ...result });
         },
@@ -326,18 +305,16 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
         const org = await ctx.organization(options.org);
         const db = await ctx.db();
         if (options.dsrDays !== undefined || options.grievanceDays !== undefined) {
-          await asOperatorInput(() =>
-            db.transaction((tx) =>
-              setResponsePeriods(
-                tx,
-                {
-                  organizationId: org.organizationId,
-                  dsrResponseDays: options.dsrDays,
-                  grievanceResponseDays: options.grievanceDays,
-                  actor: cliActor(),
-                },
-                Date.now(),
-              ),
+          await db.transaction((tx) =>
+            setResponsePeriods(
+              tx,
+              {
+                organizationId: org.organizationId,
+                dsrResponseDays: options.dsrDays,
+                grievanceResponseDays: options.grievanceDays,
+                actor: cliActor(),
+              },
+              Date.now(),
             ),
           );
         }

@@ -1,14 +1,16 @@
 // guard serve | guard migrate
 import { InvalidArgumentError, type Command } from "commander";
+import { INTEGER_SETTINGS, integerInRange } from "../../config.js";
 import { migrate } from "../../db/migrate.js";
 import { seedDemo } from "../../demo/seed.js";
 import { startServer } from "../../server.js";
 import type { RunAction } from "../main.js";
 
+const PORT = INTEGER_SETTINGS.port;
+
 function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new InvalidArgumentError("a port number from 0 to 65535");
+  const port = integerInRange(PORT, value);
+  if (port === undefined) throw new InvalidArgumentError(`a port number from ${PORT.min} to ${PORT.max}`);
   return port;
 }
 
@@ -16,7 +18,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
   program
     .command("serve")
     .description("run the HTTP service (embedded database unless DATABASE_URL is set)")
-    .option("--port <n>", "listen port (env PORT, default 8080)", parsePort)
+    .option("--port <n>", `listen port (env ${PORT.env}, default ${PORT.default})`, parsePort)
     .option("--seed-demo", "create the demo organisation on first start")
     .action(async (options: { port?: number; seedDemo?: boolean }) => {
       await run(

@@ -4,7 +4,6 @@ import { createEndpoint } from "../../webhooks/endpoints.js";
 import { SecretBox } from "../../webhooks/secret-box.js";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/outbox.js";
 import type { RunAction } from "../main.js";
-import { asCliInput } from "./accounts.js";
 
 /** `a,b` → ["a", "b"]; blanks dropped, so `--events ""` or `--events ,` is an empty list (refused). */
 const splitList = (value: string): string[] =>
@@ -24,18 +23,16 @@ export function registerWebhookCommands(program: Command, run: RunAction): void 
     .action(
       run(async (ctx, options: { org: string; url: string; events: string }) => {
         const organization = await ctx.organization(options.org);
-        const endpoint = await asCliInput(async () =>
-          createEndpoint(
-            await ctx.db(),
-            new SecretBox(ctx.config.secretsKey),
-            {
-              organizationId: organization.organizationId,
-              url: options.url,
-              events: splitList(options.events),
-              createdBy: null,
-            },
-            { now: Date.now(), production: ctx.config.production },
-          ),
+        const endpoint = await createEndpoint(
+          await ctx.db(),
+          new SecretBox(ctx.config.secretsKey),
+          {
+            organizationId: organization.organizationId,
+            url: options.url,
+            events: splitList(options.events),
+            createdBy: null,
+          },
+          { now: Date.now(), production: ctx.config.production },
         );
         ctx.out.result({ endpointId: endpoint.endpointId, secret: endpoint.secret });
         ctx.out.note("Store the secret now: it is shown this once.");

@@ -1,24 +1,29 @@
 // Resolves the credential an operation's `security` asks for. Service keys and principal tokens
 // both travel as `Authorization: Bearer`; the value itself tells them apart (`gk_live_`/`gk_test_`
-// prefix vs a signed token), and one is never accepted where the other is required.
-import type { FastifyRequest } from "fastify";
+// prefix vs a signed token), and one is never accepted where the other is required. The staff
+// session travels as a cookie, and a cookie-authenticated write must echo the session's CSRF token.
+import { parseCookie } from "cookie";
 import type { ApiKeyCache } from "../accounts/api-keys.js";
 import { verifyPrincipalToken } from "../accounts/principal-tokens.js";
 import { resolveStaffSession, SESSION_COOKIE } from "../accounts/staff-sessions.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
-import { constantTimeEqual } from "../lib/secrets.js";
-import type { SecurityKind } from "./contract.js";
-import { readCookie } from "./cookies.js";
-import type { Credential } from "../lib/credentials.js";
+import type { Credential, SecurityKind, ServiceCredential } from "../lib/credentials.js";
 import { forbidden, unauthorized } from "../lib/failure.js";
+import { constantTimeEqual } from "../lib/secrets.js";
 
-export interface AuthDeps {
+export interface CredentialDeps {
   config: Config;
   db: Database;
   clock: Clock;
   apiKeys: ApiKeyCache;
+}
+
+/** What credential resolution reads of a request. */
+export interface CredentialRequest {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -26,10 +31,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** The credential of an `Authorization: Bearer` header; undefined when absent or malformed. */
-const bearerValue = (header: string | undefined): string | undefined =>
-  header ? BEARER.exec(header)?.[1] : undefined;
+const bearerValue = (header: string | string[] | undefined): string | undefined =>
+  typeof header === "string" ? BEARER.exec(header)?.[1] : undefined;
 
-function bearerToken(request: FastifyRequest): string | undefined {
+function bearerToken(request: CredentialRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
   const token = bearerValue(header);
@@ -39,10 +44,15 @@ function bearerToken(request: FastifyRequest): string | undefined {
 
 const isServiceKey = (token: string) => token.startsWith("gk_live_") || token.startsWith("gk_test_");
 
+function sessionCookie(request: CredentialRequest): string | undefined {
+  const header = request.headers.cookie;
+  return typeof header === "string" ? parseCookie(header)[SESSION_COOKIE] : undefined;
+}
+
 async function resolve(
   kind: SecurityKind,
-  request: FastifyRequest,
-  deps: AuthDeps,
+  request: CredentialRequest,
+  deps: CredentialDeps,
 ): Promise<Credential | undefined> {
   switch (kind) {
     case "serviceKey": {
@@ -75,7 +85,7 @@ async function resolve(
       };
     }
     case "staffSession": {
-      const cookie = readCookie(request, SESSION_COOKIE);
+      const cookie = sessionCookie(request);
       if (!cookie) return undefined;
       const session = await resolveStaffSession(deps.db, cookie, deps.clock.now());
       if (!session) throw unauthorized("The session has ended or expired; sign in again");
@@ -92,15 +102,15 @@ async function resolve(
 }
 
 /**
- * The credential `authenticate` would resolve, when that needs no I/O and no promise: the
- * operation takes a service key first and the request carries one whose row this instance has
- * cached. Undefined means "run `authenticate`" (which also gives every refusal), never a refusal.
+ * The credential `authenticate` would resolve, when that needs no I/O: the operation takes a
+ * service key first and the request carries one whose row this instance has cached. Undefined
+ * means "run `authenticate`" (which also gives every refusal), never a refusal.
  */
-export function authenticateCached(
-  request: FastifyRequest,
+export function cachedCredential(
+  request: CredentialRequest,
   security: readonly SecurityKind[],
-  deps: AuthDeps,
-): Credential | undefined {
+  deps: CredentialDeps,
+): ServiceCredential | undefined {
   if (security[0] !== "serviceKey") return undefined;
   const token = bearerValue(request.headers.authorization);
   if (token === undefined || !isServiceKey(token)) return undefined;
@@ -116,9 +126,9 @@ const DESCRIBE: Record<SecurityKind, string> = {
 
 /** The credential for an operation, trying its security alternatives in order. */
 export async function authenticate(
-  request: FastifyRequest,
+  request: CredentialRequest,
   security: readonly SecurityKind[],
-  deps: AuthDeps,
+  deps: CredentialDeps,
 ): Promise<Credential> {
   for (const kind of security) {
     const credential = await resolve(kind, request, deps);

@@ -1,0 +1,59 @@
+// The composition root: the frame (http/) knows no domain, so this is where the domains' shared
+// services (the per-instance caches and the invalidation feed that keeps them honest) are made, and
+// where the frame is handed the access check (access/) and the route modules. `guard serve`
+// (server.ts) and the tests build the application here.
+import type { FastifyInstance } from "fastify";
+import { createAccessPolicy } from "./access/access.js";
+import { ApiKeyCache } from "./accounts/api-keys.js";
+import { CapabilityCache } from "./capabilities/capabilities.js";
+import type { Config } from "./config.js";
+import type { Database } from "./db/database.js";
+import { InvalidationFeed } from "./db/invalidation.js";
+import { buildApp, type RouteContext, type RouteModule } from "./http/app.js";
+import { systemClock, type Clock } from "./lib/clock.js";
+
+/** What every route module receives: the frame's context and the domains' shared services. */
+export interface AppContext extends RouteContext {
+  /** Per-instance caches of what every authenticated request reads (kept honest by invalidations). */
+  apiKeys: ApiKeyCache;
+  /** Organisations' capability switches; `capabilities.enabled` answers "is X on for this organisation". */
+  capabilities: CapabilityCache;
+}
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  clock?: Clock;
+  routes: RouteModule<AppContext>[];
+  /** Check every response body against its contract schema and fail loudly (tests). */
+  checkResponses?: boolean;
+  /** A pino destination for logs (tests capture them); default stdout. */
+  logStream?: { write(line: string): void };
+}
+
+export async function createApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, db } = options;
+  const invalidations = await InvalidationFeed.open(db);
+  try {
+    const context: AppContext = {
+      config,
+      db,
+      clock: options.clock ?? systemClock,
+      state: { ready: true },
+      apiKeys: new ApiKeyCache(invalidations),
+      capabilities: new CapabilityCache(invalidations),
+    };
+    const app = await buildApp({
+      context,
+      access: createAccessPolicy(context),
+      routes: options.routes,
+      checkResponses: options.checkResponses,
+      logStream: options.logStream,
+    });
+    app.addHook("onClose", () => invalidations.close());
+    return app;
+  } catch (error) {
+    await invalidations.close();
+    throw error;
+  }
+}

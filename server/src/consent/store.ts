@@ -1,0 +1,542 @@
+// The consent domain's tables: consents (one row per consent, withdrawn but never deleted),
+// consent_events (its append-only history, each event on the audit chain), parental_verifications
+// and cm_signals. Only this module reads or writes them; every statement filters by the caller's
+// organization_id. The Consent Gate reads consents through `consentStandsSql` (below).
+import type { Queryable } from "../db/database.js";
+import { execute, first, qb, rows } from "../db/query.js";
+import type { Consent, ConsentSource, WithdrawalReason } from "./model.js";
+
+// ---------------------------------------------------------------------------------------------
+// consents
+
+/** A consent as stored: the holder's externalId is the accounts domain's (see model.ts). */
+export type StoredConsent = Omit<Consent, "externalId">;
+
+/** Whose consent: a principal's, or a guest's while the guest is unlinked. */
+export type ConsentHolderKey = { principalId: string } | { anonymousId: string };
+
+const CONSENT_COLUMNS = [
+  "organization_id",
+  "consent_id",
+  "principal_id",
+  "anonymous_id",
+  "notice_id",
+  "notice_version",
+  "purpose",
+  "data_types",
+  "source",
+  "given_at",
+  "withdrawn_at",
+  "withdrawal_reason",
+  "audit_hash",
+  "audit_key_version",
+] as const;
+
+const selectConsents = (organizationId: string) =>
+  qb.selectFrom("consents").select(CONSENT_COLUMNS).where("organization_id", "=", organizationId);
+
+type ConsentRow = Awaited<ReturnType<typeof rows<ReturnType<typeof selectConsents>>>>[number];
+
+// Only this module writes these columns, from the types they are read back as (data_types from a
+// string array, source and withdrawal_reason from their unions).
+const toStoredConsent = (row: ConsentRow): StoredConsent => ({
+  organizationId: row.organization_id,
+  consentId: row.consent_id,
+  principalId: row.principal_id,
+  anonymousId: row.anonymous_id,
+  noticeId: row.notice_id,
+  noticeVersion: row.notice_version,
+  purpose: row.purpose,
+  dataTypes: row.data_types as string[],
+  source: row.source as ConsentSource,
+  givenAt: row.given_at,
+  withdrawnAt: row.withdrawn_at,
+  withdrawalReason: row.withdrawal_reason as WithdrawalReason | null,
+  auditHash: row.audit_hash,
+  auditKeyVersion: row.audit_key_version,
+});
+
+/** One consent of the organisation; `forUpdate` locks it until the transaction ends. */
+export async function findStoredConsent(
+  db: Queryable,
+  organizationId: string,
+  consentId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredConsent | undefined> {
+  const query = selectConsents(organizationId).where("consent_id", "=", consentId);
+  const row = await first(db, options.forUpdate ? query.forUpdate() : query);
+  return row && toStoredConsent(row);
+}
+
+/** Locks and returns the holder's active consent for (notice, purpose), if any (at most one). */
+export async function lockActiveConsent(
+  tx: Queryable,
+  organizationId: string,
+  holder: ConsentHolderKey,
+  noticeId: string,
+  purpose: string,
+): Promise<StoredConsent | undefined> {
+  const row = await first(
+    tx,
+    selectConsents(organizationId)
+      .where((eb) =>
+        "principalId" in holder
+          ? eb("principal_id", "=", holder.principalId)
+          : eb.and([eb("anonymous_id", "=", holder.anonymousId), eb("principal_id", "is", null)]),
+      )
+      .where("notice_id", "=", noticeId)
+      .where("purpose", "=", purpose)
+      .where("withdrawn_at", "is", null)
+      .forUpdate(),
+  );
+  return row && toStoredConsent(row);
+}
+
+/**
+ * Inserts a new consent; false when the holder already has an active one for (notice, purpose):
+ * a concurrent first consent for the same key loses here, on the partial unique indexes.
+ */
+export async function insertConsent(tx: Queryable, consent: StoredConsent): Promise<boolean> {
+  const inserted = await rows(
+    tx,
+    qb
+      .insertInto("consents")
+      .values({
+        organization_id: consent.organizationId,
+        consent_id: consent.consentId,
+        principal_id: consent.principalId,
+        anonymous_id: consent.anonymousId,
+        notice_id: consent.noticeId,
+        notice_version: consent.noticeVersion,
+        purpose: consent.purpose,
+        data_types: JSON.stringify(consent.dataTypes),
+        source: consent.source,
+        given_at: consent.givenAt,
+        withdrawn_at: consent.withdrawnAt,
+        withdrawal_reason: consent.withdrawalReason,
+        audit_hash: consent.auditHash,
+        audit_key_version: consent.auditKeyVersion,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning("consent_id"),
+  );
+  return inserted.length > 0;
+}
+
+/** Marks an active consent withdrawn (a withdrawn one is left as it is). */
+export async function markConsentWithdrawn(
+  tx: Queryable,
+  organizationId: string,
+  consentId: string,
+  withdrawal: { at: number; reason: WithdrawalReason },
+): Promise<void> {
+  await execute(
+    tx,
+    qb
+      .updateTable("consents")
+      .set({ withdrawn_at: withdrawal.at, withdrawal_reason: withdrawal.reason })
+      .where("organization_id", "=", organizationId)
+      .where("consent_id", "=", consentId)
+      .where("withdrawn_at", "is", null),
+  );
+}
+
+/** Locks and returns every consent a guest gave while unlinked, oldest first. */
+export async function lockUnlinkedGuestConsents(
+  tx: Queryable,
+  organizationId: string,
+  anonymousId: string,
+): Promise<StoredConsent[]> {
+  const found = await rows(
+    tx,
+    selectConsents(organizationId)
+      .where("anonymous_id", "=", anonymousId)
+      .where("principal_id", "is", null)
+      .orderBy("given_at")
+      .orderBy("consent_id")
+      .forUpdate(),
+  );
+  return found.map(toStoredConsent);
+}
+
+/** Moves a consent to the principal with source `linked` and its recomputed audit hash. */
+export async function moveConsentToPrincipal(
+  tx: Queryable,
+  organizationId: string,
+  consentId: string,
+  principalId: string,
+  hash: { auditHash: string; auditKeyVersion: number },
+): Promise<void> {
+  await execute(
+    tx,
+    qb
+      .updateTable("consents")
+      .set({
+        principal_id: principalId,
+        source: "linked",
+        audit_hash: hash.auditHash,
+        audit_key_version: hash.auditKeyVersion,
+      })
+      .where("organization_id", "=", organizationId)
+      .where("consent_id", "=", consentId),
+  );
+}
+
+/**
+ * The (notice, purpose, version) of the principal's active consents linked from this guest, by
+ * notice and purpose.
+ */
+export async function listActiveLinkedConsents(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+  anonymousId: string,
+): Promise<{ noticeId: string; purpose: string; noticeVersion: number }[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consents")
+      .select(["notice_id", "purpose", "notice_version"])
+      .distinct()
+      .where("organization_id", "=", organizationId)
+      .where("principal_id", "=", principalId)
+      .where("anonymous_id", "=", anonymousId)
+      .where("source", "=", "linked")
+      .where("withdrawn_at", "is", null)
+      .orderBy("notice_id")
+      .orderBy("purpose")
+      .orderBy("notice_version"),
+  );
+  return found.map((r) => ({ noticeId: r.notice_id, purpose: r.purpose, noticeVersion: r.notice_version }));
+}
+
+/** Locks and returns the principal's active consents, oldest first. */
+export async function lockActiveConsentsOfPrincipal(
+  tx: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<StoredConsent[]> {
+  const found = await rows(
+    tx,
+    selectConsents(organizationId)
+      .where("principal_id", "=", principalId)
+      .where("withdrawn_at", "is", null)
+      .orderBy("given_at")
+      .orderBy("consent_id")
+      .forUpdate(),
+  );
+  return found.map(toStoredConsent);
+}
+
+/** Every consent of the principal, newest first. */
+export async function listStoredConsentsOfPrincipal(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<StoredConsent[]> {
+  const found = await rows(
+    db,
+    selectConsents(organizationId)
+      .where("principal_id", "=", principalId)
+      .orderBy("given_at", "desc")
+      .orderBy("consent_id", "desc"),
+  );
+  return found.map(toStoredConsent);
+}
+
+/** Up to `limit` consents of the organisation with ids after `afterConsentId`, by id. */
+export async function pageConsents(
+  db: Queryable,
+  organizationId: string,
+  afterConsentId: string,
+  limit: number,
+): Promise<StoredConsent[]> {
+  const found = await rows(
+    db,
+    selectConsents(organizationId)
+      .where("consent_id", ">", afterConsentId)
+      .orderBy("consent_id")
+      .limit(limit),
+  );
+  return found.map(toStoredConsent);
+}
+
+/**
+ * The Consent Gate's lookup of one consent, as an SQL expression for the gate's group statement
+ * (gate/store.ts) to embed: true while the consent stands, false once withdrawn, null when the
+ * organisation has no such consent. `organizationId` and `consentId` are expressions of the
+ * embedding statement. A scalar subquery with LIMIT 1, so its only plan is one primary-key probe.
+ */
+export function consentStandsSql(organizationId: string, consentId: string): string {
+  return `(SELECT withdrawn_at IS NULL FROM consents
+             WHERE organization_id = ${organizationId} AND consent_id = ${consentId} LIMIT 1)`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// consent_events
+
+export type ConsentEventType = "given" | "withdrawn" | "linked";
+
+/** One event of a consent's history: the consent as it stood after the event. */
+export interface ConsentEvent {
+  eventId: string;
+  eventType: ConsentEventType;
+  occurredAt: number;
+  consentId: string;
+  principalId: string | null;
+  anonymousId: string | null;
+  noticeId: string;
+  noticeVersion: number;
+  purpose: string;
+  dataTypes: string[];
+  givenAt: number;
+  source: ConsentSource;
+  reason: WithdrawalReason | null;
+  auditHash: string;
+  auditKeyVersion: number;
+}
+
+/** An event as stored, with the position of its audit-chain entry. */
+export interface ChainedConsentEvent {
+  event: ConsentEvent;
+  auditSeq: number;
+}
+
+/** Appends one event to the history; `auditSeq` is its audit-chain entry. */
+export async function insertConsentEvent(
+  tx: Queryable,
+  organizationId: string,
+  event: ConsentEvent,
+  auditSeq: number,
+): Promise<void> {
+  await execute(
+    tx,
+    qb.insertInto("consent_events").values({
+      organization_id: organizationId,
+      event_id: event.eventId,
+      consent_id: event.consentId,
+      event_type: event.eventType,
+      occurred_at: event.occurredAt,
+      principal_id: event.principalId,
+      anonymous_id: event.anonymousId,
+      notice_id: event.noticeId,
+      notice_version: event.noticeVersion,
+      purpose: event.purpose,
+      data_types: JSON.stringify(event.dataTypes),
+      given_at: event.givenAt,
+      source: event.source,
+      reason: event.reason,
+      audit_hash: event.auditHash,
+      audit_key_version: event.auditKeyVersion,
+      audit_seq: auditSeq,
+    }),
+  );
+}
+
+const selectEvents = (organizationId: string) =>
+  qb
+    .selectFrom("consent_events")
+    .select([
+      "event_id",
+      "consent_id",
+      "event_type",
+      "occurred_at",
+      "principal_id",
+      "anonymous_id",
+      "notice_id",
+      "notice_version",
+      "purpose",
+      "data_types",
+      "given_at",
+      "source",
+      "reason",
+      "audit_hash",
+      "audit_key_version",
+      "audit_seq",
+    ])
+    .where("organization_id", "=", organizationId);
+
+type EventRow = Awaited<ReturnType<typeof rows<ReturnType<typeof selectEvents>>>>[number];
+
+// Written only by insertConsentEvent, from the types they are read back as.
+const toChainedEvent = (row: EventRow): ChainedConsentEvent => ({
+  event: {
+    eventId: row.event_id,
+    eventType: row.event_type as ConsentEventType,
+    occurredAt: row.occurred_at,
+    consentId: row.consent_id,
+    principalId: row.principal_id,
+    anonymousId: row.anonymous_id,
+    noticeId: row.notice_id,
+    noticeVersion: row.notice_version,
+    purpose: row.purpose,
+    dataTypes: row.data_types as string[],
+    givenAt: row.given_at,
+    source: row.source as ConsentSource,
+    reason: row.reason as WithdrawalReason | null,
+    auditHash: row.audit_hash,
+    auditKeyVersion: row.audit_key_version,
+  },
+  auditSeq: row.audit_seq,
+});
+
+/** The events recorded at these audit-chain positions. */
+export async function consentEventsAtSeqs(
+  db: Queryable,
+  organizationId: string,
+  seqs: readonly number[],
+): Promise<ChainedConsentEvent[]> {
+  if (seqs.length === 0) return [];
+  const found = await rows(db, selectEvents(organizationId).where("audit_seq", "in", seqs));
+  return found.map(toChainedEvent);
+}
+
+/** Every event of these consents, in chain order. */
+export async function consentEventsOf(
+  db: Queryable,
+  organizationId: string,
+  consentIds: readonly string[],
+): Promise<ChainedConsentEvent[]> {
+  if (consentIds.length === 0) return [];
+  const found = await rows(
+    db,
+    selectEvents(organizationId).where("consent_id", "in", consentIds).orderBy("audit_seq"),
+  );
+  return found.map(toChainedEvent);
+}
+
+/** Up to `limit` events' (audit_seq, consent_id) after chain position `afterSeq`, in chain order. */
+export async function pageConsentEventSeqs(
+  db: Queryable,
+  organizationId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<{ auditSeq: number; consentId: string }[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consent_events")
+      .select(["audit_seq", "consent_id"])
+      .where("organization_id", "=", organizationId)
+      .where("audit_seq", ">", afterSeq)
+      .orderBy("audit_seq")
+      .limit(limit),
+  );
+  return found.map((r) => ({ auditSeq: r.audit_seq, consentId: r.consent_id }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// parental_verifications
+
+/** Whether a parental verification was recorded for the principal. */
+export async function hasParentalVerification(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<boolean> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("parental_verifications")
+      .select("verification_id")
+      .where("organization_id", "=", organizationId)
+      .where("principal_id", "=", principalId)
+      .limit(1),
+  );
+  return row !== undefined;
+}
+
+/** Records a verification; false when the same token was recorded before (nothing written). */
+export async function insertParentalVerification(
+  tx: Queryable,
+  verification: {
+    organizationId: string;
+    verificationId: string;
+    principalId: string;
+    provider: string;
+    tokenHash: string;
+    parentReferenceHash: string;
+    verifiedAt: number;
+  },
+): Promise<boolean> {
+  const inserted = await rows(
+    tx,
+    qb
+      .insertInto("parental_verifications")
+      .values({
+        organization_id: verification.organizationId,
+        verification_id: verification.verificationId,
+        principal_id: verification.principalId,
+        provider: verification.provider,
+        token_hash: verification.tokenHash,
+        parent_reference_hash: verification.parentReferenceHash,
+        verified_at: verification.verifiedAt,
+      })
+      .onConflict((oc) => oc.columns(["organization_id", "token_hash"]).doNothing())
+      .returning("verification_id"),
+  );
+  return inserted.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// cm_signals
+
+export interface StoredCmSignal {
+  organizationId: string;
+  signalId: string;
+  cmRegistryId: string;
+  cmName: string;
+  principalTokenFromCm: string;
+  purposes: string[];
+  signalType: string;
+  receivedAt: number;
+  mappingStatus: "unresolved" | "duplicate";
+  fingerprint: string;
+  duplicateOf: string | null;
+}
+
+/**
+ * Stores a signal; false when it would be a second `unresolved` delivery of the same fingerprint
+ * (the partial unique index decides, so concurrent identical deliveries yield one original).
+ */
+export async function insertCmSignal(db: Queryable, signal: StoredCmSignal): Promise<boolean> {
+  const inserted = await rows(
+    db,
+    qb
+      .insertInto("cm_signals")
+      .values({
+        organization_id: signal.organizationId,
+        signal_id: signal.signalId,
+        cm_registry_id: signal.cmRegistryId,
+        cm_name: signal.cmName,
+        principal_token_from_cm: signal.principalTokenFromCm,
+        purposes: JSON.stringify(signal.purposes),
+        signal_type: signal.signalType,
+        received_at: signal.receivedAt,
+        mapping_status: signal.mappingStatus,
+        fingerprint: signal.fingerprint,
+        duplicate_of: signal.duplicateOf,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning("signal_id"),
+  );
+  return inserted.length > 0;
+}
+
+/** The id of the first delivery of the signal with this fingerprint. */
+export async function findOriginalCmSignal(
+  db: Queryable,
+  organizationId: string,
+  fingerprint: string,
+): Promise<string | undefined> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("cm_signals")
+      .select("signal_id")
+      .where("organization_id", "=", organizationId)
+      .where("fingerprint", "=", fingerprint)
+      .where("mapping_status", "<>", "duplicate"),
+  );
+  return row?.signal_id;
+}

@@ -1,0 +1,257 @@
+// dsr_requests: one row per data-subject request, with its deadline, its answer and the clock
+// events already raised for it. Every statement filters by the caller's organization_id, except the
+// clock sweep's claim, which works across organisations and returns each row's organisation.
+import type { Queryable } from "../../db/database.js";
+import { execute, first, qb, rows, sql } from "../../db/query.js";
+import { DSR_TERMINAL, DSR_STATUSES, type DsrStatus, type DsrType } from "../state-machines.js";
+import { dueSoonAt, overdueAt, queueConditions, type QueueFilter } from "./queue.js";
+
+/** A request as stored; the principal's externalId is the accounts domain's. */
+export interface StoredDsr {
+  requestId: string;
+  organizationId: string;
+  principalId: string;
+  type: DsrType;
+  status: DsrStatus;
+  details: string | null;
+  responsePayload: unknown;
+  responsePeriodDays: number;
+  createdAt: number;
+  dueAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+  redactedAt: number | null;
+}
+
+const DSR_OPEN_STATUSES = DSR_STATUSES.filter((s) => !DSR_TERMINAL.includes(s));
+
+const COLUMNS = [
+  "request_id",
+  "organization_id",
+  "principal_id",
+  "type",
+  "status",
+  "details",
+  "response_payload",
+  "response_period_days",
+  "created_at",
+  "due_at",
+  "updated_at",
+  "closed_at",
+  "redacted_at",
+] as const;
+
+const selectDsr = (organizationId: string) =>
+  qb.selectFrom("dsr_requests").select(COLUMNS).where("organization_id", "=", organizationId);
+
+type DsrRow = Awaited<ReturnType<typeof rows<ReturnType<typeof selectDsr>>>>[number];
+
+// The table's CHECK constraints hold type and status to the state machine's values.
+const toStored = (r: DsrRow): StoredDsr => ({
+  requestId: r.request_id,
+  organizationId: r.organization_id,
+  principalId: r.principal_id,
+  type: r.type as DsrType,
+  status: r.status as DsrStatus,
+  details: r.details,
+  responsePayload: r.response_payload,
+  responsePeriodDays: r.response_period_days,
+  createdAt: r.created_at,
+  dueAt: r.due_at,
+  updatedAt: r.updated_at,
+  closedAt: r.closed_at,
+  redactedAt: r.redacted_at,
+});
+
+/** Files a pending request. */
+export async function insertDsr(
+  tx: Queryable,
+  input: {
+    organizationId: string;
+    requestId: string;
+    principalId: string;
+    type: DsrType;
+    details: string | null;
+    responsePeriodDays: number;
+    createdAt: number;
+    dueAt: number;
+  },
+): Promise<void> {
+  await execute(
+    tx,
+    qb.insertInto("dsr_requests").values({
+      organization_id: input.organizationId,
+      request_id: input.requestId,
+      principal_id: input.principalId,
+      type: input.type,
+      status: "pending",
+      details: input.details,
+      response_period_days: input.responsePeriodDays,
+      created_at: input.createdAt,
+      due_at: input.dueAt,
+      updated_at: input.createdAt,
+    }),
+  );
+}
+
+/** One request of the organisation; `forUpdate` locks it until the transaction ends. */
+export async function findStoredDsr(
+  db: Queryable,
+  organizationId: string,
+  requestId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredDsr | undefined> {
+  const query = selectDsr(organizationId).where("request_id", "=", requestId);
+  const row = await first(db, options.forUpdate ? query.forUpdate() : query);
+  return row && toStored(row);
+}
+
+/** The principal's requests, newest first. */
+export async function listStoredDsrOfPrincipal(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<StoredDsr[]> {
+  const found = await rows(
+    db,
+    selectDsr(organizationId)
+      .where("principal_id", "=", principalId)
+      .orderBy("created_at", "desc")
+      .orderBy("request_id"),
+  );
+  return found.map(toStored);
+}
+
+/** The organisation's queue, most urgent first (earliest deadline). */
+export async function listStoredDsrOfOrganization(
+  db: Queryable,
+  organizationId: string,
+  filter: QueueFilter,
+  now: number,
+): Promise<StoredDsr[]> {
+  let query = selectDsr(organizationId);
+  for (const condition of queueConditions(DSR_OPEN_STATUSES, filter, now)) query = query.where(condition);
+  if (filter.type !== undefined) query = query.where("type", "=", filter.type);
+  const found = await rows(db, query.orderBy("due_at").orderBy("request_id"));
+  return found.map(toStored);
+}
+
+/**
+ * Moves the request to `status`. `closed` stamps closed_at; a defined `responsePayload` replaces
+ * the stored answer (undefined keeps it).
+ */
+export async function updateStoredDsrStatus(
+  tx: Queryable,
+  input: {
+    organizationId: string;
+    requestId: string;
+    status: DsrStatus;
+    closed: boolean;
+    responsePayload: unknown;
+    now: number;
+  },
+): Promise<void> {
+  await execute(
+    tx,
+    qb
+      .updateTable("dsr_requests")
+      .set({
+        status: input.status,
+        updated_at: input.now,
+        ...(input.closed ? { closed_at: input.now } : {}),
+        ...(input.responsePayload === undefined
+          ? {}
+          : { response_payload: JSON.stringify(input.responsePayload) }),
+      })
+      .where("organization_id", "=", input.organizationId)
+      .where("request_id", "=", input.requestId),
+  );
+}
+
+/**
+ * Erasure: replaces the details of the principal's requests not yet redacted, and the answers of
+ * all but erasure requests (whose answers, a report or a statutory denial, hold ids and citations,
+ * not personal data) by a pointer to the erasure request. How many were redacted.
+ */
+export async function redactDsrOfPrincipal(
+  tx: Queryable,
+  input: {
+    organizationId: string;
+    principalId: string;
+    erasureRequestId: string;
+    redacted: string;
+    now: number;
+  },
+): Promise<number> {
+  const redactedAnswer = JSON.stringify({ redacted: true, erasureRequestId: input.erasureRequestId });
+  const redacted = await rows(
+    tx,
+    qb
+      .updateTable("dsr_requests")
+      .set({
+        details: sql<string | null>`CASE WHEN details IS NULL THEN NULL ELSE ${input.redacted} END`,
+        response_payload: sql<string | null>`CASE WHEN response_payload IS NULL OR type = 'erasure'
+          THEN response_payload ELSE ${redactedAnswer}::jsonb END`,
+        redacted_at: input.now,
+      })
+      .where("organization_id", "=", input.organizationId)
+      .where("principal_id", "=", input.principalId)
+      .where("redacted_at", "is", null)
+      .returning("request_id"),
+  );
+  return redacted.length;
+}
+
+/** An open request the clock sweep claimed, with the event it is owed. */
+export interface ClaimedDsr {
+  organizationId: string;
+  requestId: string;
+  principalId: string;
+  type: DsrType;
+  status: DsrStatus;
+  createdAt: number;
+  dueAt: number;
+}
+
+/**
+ * Claims up to `limit` open requests (of every organisation) owed the `kind` event at `now`, by
+ * stamping its *_raised_at column, so each event is raised at most once per request. SKIP LOCKED:
+ * several instances sweep at once without waiting on each other, and a request being moved right
+ * now is picked up by the next sweep if still open. An overdue request is never owed due_soon.
+ */
+export async function claimDsrClockEvents(
+  tx: Queryable,
+  kind: "due_soon" | "overdue",
+  now: number,
+  limit: number,
+): Promise<ClaimedDsr[]> {
+  const owed = qb
+    .selectFrom("dsr_requests")
+    .select(["organization_id", "request_id"])
+    .where("overdue_raised_at", "is", null)
+    .where(kind === "overdue" ? overdueAt(DSR_OPEN_STATUSES, now) : dueSoonAt(DSR_OPEN_STATUSES, now))
+    .$if(kind === "due_soon", (q) => q.where("due_soon_raised_at", "is", null))
+    .orderBy("due_at")
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  const claimed = await rows(
+    tx,
+    qb
+      .updateTable("dsr_requests")
+      .set(kind === "overdue" ? { overdue_raised_at: now } : { due_soon_raised_at: now })
+      .where(({ eb, refTuple }) =>
+        eb(refTuple("organization_id", "request_id"), "in", owed.$asTuple("organization_id", "request_id")),
+      )
+      .returning(["organization_id", "request_id", "principal_id", "type", "status", "created_at", "due_at"]),
+  );
+  return claimed.map((r) => ({
+    organizationId: r.organization_id,
+    requestId: r.request_id,
+    principalId: r.principal_id,
+    type: r.type as DsrType,
+    status: r.status as DsrStatus,
+    createdAt: r.created_at,
+    dueAt: r.due_at,
+  }));
+}

@@ -1,0 +1,51 @@
+// The staff queues' filters and the due-soon instant, shared by the DSR and grievance tables (both
+// have status, created_at and due_at). Conditions are SQL fragments over those unqualified columns.
+import type { Expression, SqlBool } from "kysely";
+import { sql } from "../../db/query.js";
+import { DUE_SOON_FRACTION } from "../settings.js";
+
+export interface QueueFilter {
+  status?: string | undefined;
+  type?: string | undefined;
+  dueBefore?: number | undefined;
+  dueAfter?: number | undefined;
+  overdue?: boolean | undefined;
+  dueSoon?: boolean | undefined;
+}
+
+/** When an item becomes nearly due, in SQL: the same instant as clocks.ts's `dueSoonAt`. */
+const dueSoonAtSql = () =>
+  sql<number>`(created_at + ((due_at - created_at) * ${sql.lit(DUE_SOON_FRACTION.numerator)}) / ${sql.lit(DUE_SOON_FRACTION.denominator)})`;
+
+// Literals, not parameters: the open-by-deadline partial indexes are WHERE status IN (those).
+const isOpen = (openStatuses: readonly string[]) =>
+  sql<SqlBool>`status IN (${sql.join(openStatuses.map((status) => sql.lit(status)))})`;
+
+/** Open items past their deadline at `now`. */
+export const overdueAt = (openStatuses: readonly string[], now: number) =>
+  sql<SqlBool>`(${isOpen(openStatuses)} AND due_at <= ${now})`;
+
+/** Open items with the due-soon share of their period elapsed at `now`, not yet overdue. */
+export const dueSoonAt = (openStatuses: readonly string[], now: number) =>
+  sql<SqlBool>`(${isOpen(openStatuses)} AND due_at > ${now} AND ${dueSoonAtSql()} <= ${now})`;
+
+/** The conditions of a staff queue filter ("overdue" and "due soon" only ever describe open items). */
+export function queueConditions(
+  openStatuses: readonly string[],
+  filter: QueueFilter,
+  now: number,
+): Expression<SqlBool>[] {
+  const conditions: Expression<SqlBool>[] = [];
+  if (filter.status !== undefined) conditions.push(sql<SqlBool>`status = ${filter.status}`);
+  if (filter.dueBefore !== undefined) conditions.push(sql<SqlBool>`due_at < ${filter.dueBefore}`);
+  if (filter.dueAfter !== undefined) conditions.push(sql<SqlBool>`due_at > ${filter.dueAfter}`);
+  if (filter.overdue !== undefined) {
+    const overdue = overdueAt(openStatuses, now);
+    conditions.push(filter.overdue ? overdue : sql<SqlBool>`NOT ${overdue}`);
+  }
+  if (filter.dueSoon !== undefined) {
+    const dueSoon = dueSoonAt(openStatuses, now);
+    conditions.push(filter.dueSoon ? dueSoon : sql<SqlBool>`NOT ${dueSoon}`);
+  }
+  return conditions;
+}

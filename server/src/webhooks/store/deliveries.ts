@@ -1,0 +1,369 @@
+// The outbox tables: webhook_events, webhook_deliveries (one per event and subscribed endpoint,
+// also the workers' queue) and webhook_delivery_attempts. Only the webhooks domain reads or writes
+// them, through these functions. Every statement is scoped to one organisation except the claim,
+// which takes due work across organisations by design.
+import type { Queryable } from "../../db/database.js";
+import { execute, first, qb, rows, sql } from "../../db/query.js";
+
+/** What a worker needs to sign and send one delivery: the event and the endpoint (secret sealed). */
+export function selectSendMaterial(
+  db: Queryable,
+  organizationId: string,
+  eventId: string,
+  endpointId: string,
+): Promise<
+  | { event_type: string; payload: unknown; created_at: number; url: string; secret_ciphertext: string }
+  | undefined
+> {
+  return first(
+    db,
+    qb
+      .selectFrom(["webhook_events as ev", "webhook_endpoints as e"])
+      .select(["ev.event_type", "ev.payload", "ev.created_at", "e.url", "e.secret_ciphertext"])
+      .where("ev.organization_id", "=", organizationId)
+      .where("ev.event_id", "=", eventId)
+      .where("e.organization_id", "=", organizationId)
+      .where("e.endpoint_id", "=", endpointId),
+  );
+}
+
+export async function insertEvent(
+  db: Queryable,
+  event: { organizationId: string; eventId: string; eventType: string; payload: unknown; createdAt: number },
+): Promise<void> {
+  await execute(
+    db,
+    qb.insertInto("webhook_events").values({
+      organization_id: event.organizationId,
+      event_id: event.eventId,
+      event_type: event.eventType,
+      payload: JSON.stringify(event.payload),
+      created_at: event.createdAt,
+    }),
+  );
+}
+
+/** One pending delivery of the event per endpoint, due now. */
+export async function insertPendingDeliveries(
+  db: Queryable,
+  input: {
+    organizationId: string;
+    eventId: string;
+    deliveries: readonly { deliveryId: string; endpointId: string }[];
+    now: number;
+  },
+): Promise<void> {
+  if (input.deliveries.length === 0) return;
+  await execute(
+    db,
+    qb.insertInto("webhook_deliveries").values(
+      input.deliveries.map((delivery) => ({
+        organization_id: input.organizationId,
+        delivery_id: delivery.deliveryId,
+        endpoint_id: delivery.endpointId,
+        event_id: input.eventId,
+        status: "pending",
+        attempts: 0,
+        next_attempt_at: input.now,
+        retry_window_start: input.now,
+        created_at: input.now,
+      })),
+    ),
+  );
+}
+
+/** Cancels the endpoint's queued deliveries (those waiting and those a worker holds). */
+export async function cancelQueuedDeliveries(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+): Promise<void> {
+  await execute(
+    db,
+    qb
+      .updateTable("webhook_deliveries")
+      .set((eb) => ({
+        status: "cancelled",
+        next_attempt_at: null,
+        claim_token: null,
+        last_error: eb.fn.coalesce("last_error", eb.val("endpoint deleted")),
+      }))
+      .where("organization_id", "=", organizationId)
+      .where("endpoint_id", "=", endpointId)
+      .where("status", "in", ["pending", "sending"]),
+  );
+}
+
+const DELIVERY_COLUMNS = [
+  "d.delivery_id",
+  "d.endpoint_id",
+  "d.event_id",
+  "ev.event_type",
+  "d.status",
+  "d.attempts",
+  "d.created_at",
+  "d.last_attempt_at",
+  "d.last_status_code",
+  "d.last_error",
+  "d.next_attempt_at",
+  "d.delivered_at",
+] as const;
+
+const deliveriesWithEvents = () =>
+  qb
+    .selectFrom("webhook_deliveries as d")
+    .innerJoin("webhook_events as ev", (join) =>
+      join.onRef("ev.organization_id", "=", "d.organization_id").onRef("ev.event_id", "=", "d.event_id"),
+    )
+    .select(DELIVERY_COLUMNS);
+
+export type DeliveryRow = {
+  delivery_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  created_at: number;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+};
+
+/** The endpoint's deliveries, newest first, older than `before` (created_at, delivery_id) when given. */
+export function selectDeliveryPage(
+  db: Queryable,
+  input: {
+    organizationId: string;
+    endpointId: string;
+    status: string | undefined;
+    before: { createdAt: number; deliveryId: string } | undefined;
+    limit: number;
+  },
+): Promise<DeliveryRow[]> {
+  let query = deliveriesWithEvents()
+    .where("d.organization_id", "=", input.organizationId)
+    .where("d.endpoint_id", "=", input.endpointId);
+  if (input.status !== undefined) query = query.where("d.status", "=", input.status);
+  const before = input.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple("d.created_at", "d.delivery_id"), "<", eb.tuple(before.createdAt, before.deliveryId)),
+    );
+  }
+  return rows(db, query.orderBy("d.created_at", "desc").orderBy("d.delivery_id", "desc").limit(input.limit));
+}
+
+export function selectDelivery(
+  db: Queryable,
+  input: { organizationId: string; endpointId: string; deliveryId: string },
+): Promise<(DeliveryRow & { payload: unknown }) | undefined> {
+  return first(
+    db,
+    deliveriesWithEvents()
+      .select("ev.payload")
+      .where("d.organization_id", "=", input.organizationId)
+      .where("d.endpoint_id", "=", input.endpointId)
+      .where("d.delivery_id", "=", input.deliveryId),
+  );
+}
+
+/** The delivery's latest `limit` attempts, newest first. */
+export function selectAttempts(
+  db: Queryable,
+  organizationId: string,
+  deliveryId: string,
+  limit: number,
+): Promise<
+  {
+    attempt: number;
+    started_at: number;
+    finished_at: number;
+    status_code: number | null;
+    error: string | null;
+  }[]
+> {
+  return rows(
+    db,
+    qb
+      .selectFrom("webhook_delivery_attempts")
+      .select(["attempt", "started_at", "finished_at", "status_code", "error"])
+      .where("organization_id", "=", organizationId)
+      .where("delivery_id", "=", deliveryId)
+      .orderBy("attempt", "desc")
+      .limit(limit),
+  );
+}
+
+/**
+ * Queues the delivery now with a fresh retry window, unless a worker is sending it or it was
+ * cancelled.
+ */
+export async function requeueDelivery(
+  db: Queryable,
+  input: { organizationId: string; endpointId: string; deliveryId: string },
+  now: number,
+): Promise<void> {
+  await execute(
+    db,
+    qb
+      .updateTable("webhook_deliveries")
+      .set({ status: "pending", next_attempt_at: now, retry_window_start: now, claim_token: null })
+      .where("organization_id", "=", input.organizationId)
+      .where("endpoint_id", "=", input.endpointId)
+      .where("delivery_id", "=", input.deliveryId)
+      .where("status", "in", ["pending", "delivered", "dead"]),
+  );
+}
+
+/**
+ * Claims up to `limit` due deliveries of enabled endpoints, across organisations: one statement
+ * takes them with FOR UPDATE SKIP LOCKED (so two workers never take the same row) and marks them
+ * `sending` until `leaseUntil` under `claimToken`, counting the attempt.
+ */
+export function claimDue(
+  db: Queryable,
+  input: { now: number; limit: number; leaseUntil: number; claimToken: string },
+): Promise<
+  {
+    organization_id: string;
+    delivery_id: string;
+    endpoint_id: string;
+    event_id: string;
+    attempts: number;
+    retry_window_start: number;
+  }[]
+> {
+  return rows(
+    db,
+    qb
+      .with("due", (db) =>
+        db
+          .selectFrom("webhook_deliveries as d")
+          .innerJoin("webhook_endpoints as e", (join) =>
+            join
+              .onRef("e.organization_id", "=", "d.organization_id")
+              .onRef("e.endpoint_id", "=", "d.endpoint_id"),
+          )
+          .select(["d.organization_id", "d.delivery_id"])
+          // Literal statuses, so the planner can use the partial index webhook_deliveries_due.
+          .where(sql<boolean>`d.status IN ('pending', 'sending')`)
+          .where("d.next_attempt_at", "<=", input.now)
+          .where("e.enabled", "=", true)
+          .where("e.deleted_at", "is", null)
+          .orderBy("d.next_attempt_at")
+          .limit(input.limit)
+          .forUpdate("d")
+          .skipLocked(),
+      )
+      .updateTable("webhook_deliveries as w")
+      .from("due")
+      .set((eb) => ({
+        status: "sending",
+        attempts: eb("w.attempts", "+", 1),
+        next_attempt_at: input.leaseUntil,
+        claim_token: input.claimToken,
+        last_attempt_at: input.now,
+      }))
+      .whereRef("w.organization_id", "=", "due.organization_id")
+      .whereRef("w.delivery_id", "=", "due.delivery_id")
+      .returning([
+        "w.organization_id",
+        "w.delivery_id",
+        "w.endpoint_id",
+        "w.event_id",
+        "w.attempts",
+        "w.retry_window_start",
+      ]),
+  );
+}
+
+/** Records one attempt; a second record of the same attempt number is ignored. */
+export async function insertAttempt(
+  db: Queryable,
+  attempt: {
+    organizationId: string;
+    deliveryId: string;
+    attempt: number;
+    startedAt: number;
+    finishedAt: number;
+    statusCode: number | null;
+    error: string | null;
+  },
+): Promise<void> {
+  await execute(
+    db,
+    qb
+      .insertInto("webhook_delivery_attempts")
+      .values({
+        organization_id: attempt.organizationId,
+        delivery_id: attempt.deliveryId,
+        attempt: attempt.attempt,
+        started_at: attempt.startedAt,
+        finished_at: attempt.finishedAt,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+      })
+      .onConflict((conflict) => conflict.doNothing()),
+  );
+}
+
+/** Marks the delivery delivered whoever holds it; false when it already was. */
+export async function markDelivered(
+  db: Queryable,
+  input: { organizationId: string; deliveryId: string; deliveredAt: number; statusCode: number },
+): Promise<boolean> {
+  const changed = await rows(
+    db,
+    qb
+      .updateTable("webhook_deliveries")
+      .set({
+        status: "delivered",
+        delivered_at: input.deliveredAt,
+        last_status_code: input.statusCode,
+        last_error: null,
+        next_attempt_at: null,
+        claim_token: null,
+      })
+      .where("organization_id", "=", input.organizationId)
+      .where("delivery_id", "=", input.deliveryId)
+      .where("status", "<>", "delivered")
+      .returning("delivery_id"),
+  );
+  return changed.length > 0;
+}
+
+/** Records a failed attempt, only while `claimToken` still holds the delivery; false otherwise. */
+export async function recordFailure(
+  db: Queryable,
+  input: {
+    organizationId: string;
+    deliveryId: string;
+    claimToken: string;
+    status: "pending" | "dead";
+    nextAttemptAt: number | null;
+    statusCode: number | null;
+    error: string;
+  },
+): Promise<boolean> {
+  const changed = await rows(
+    db,
+    qb
+      .updateTable("webhook_deliveries")
+      .set({
+        status: input.status,
+        next_attempt_at: input.nextAttemptAt,
+        last_status_code: input.statusCode,
+        last_error: input.error,
+        claim_token: null,
+      })
+      .where("organization_id", "=", input.organizationId)
+      .where("delivery_id", "=", input.deliveryId)
+      .where("claim_token", "=", input.claimToken)
+      .where("status", "=", "sending")
+      .returning("delivery_id"),
+  );
+  return changed.length > 0;
+}

@@ -15,7 +15,7 @@ import {
   setApiKeyLastUsed,
 } from "./store.js";
 
-export const API_KEY_PREFIX = "gk_live_";
+const API_KEY_PREFIX = "gk_live_";
 const DISPLAY_PREFIX_LENGTH = 16;
 /** last_used_at is refreshed at most this often per key, so the hot path rarely writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;

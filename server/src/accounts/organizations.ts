@@ -6,7 +6,7 @@ import { insertOrganization, type Organization } from "./store.js";
 
 export { findOrganizationById, findOrganizationBySlug, type Organization } from "./store.js";
 
-export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 export class SlugTakenError extends Error {
   override name = "SlugTakenError";

@@ -14,8 +14,8 @@ export interface StaffUser {
 }
 
 /** Minimum password length; NIST SP 800-63B asks for at least 8 and no composition rules. */
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 1024;
+const MIN_PASSWORD_LENGTH = 10;
+const MAX_PASSWORD_LENGTH = 1024;
 
 export class StaffEmailTakenError extends Error {
   override name = "StaffEmailTakenError";

@@ -13,7 +13,7 @@ import {
   deleteDomainGroupRow,
   findGroupServing,
   insertDomainGroup,
-  listStoredDomainGroups,
+  readDomainGroups,
   lockDomainGroup,
   otherDomainGroupNamed,
   readDomainGroup,
@@ -21,7 +21,7 @@ import {
   registeredDomainsAmong,
   replaceGroupDomains,
   updateDomainGroupRow,
-  type StoredDomainGroup,
+  type DomainGroup,
 } from "./store.js";
 
 export interface DomainGroupInput {
@@ -30,8 +30,6 @@ export interface DomainGroupInput {
   noticeId: string | null;
   bannerSettings: Record<string, unknown> | null;
 }
-
-export type DomainGroup = StoredDomainGroup;
 
 /** Another group of the organisation already has this name. */
 const nameTaken = (name: string, domainGroupId: string) =>
@@ -141,7 +139,7 @@ export async function getDomainGroup(
 }
 
 export async function listDomainGroups(db: Queryable, organizationId: string): Promise<DomainGroup[]> {
-  return listStoredDomainGroups(db, organizationId);
+  return readDomainGroups(db, organizationId);
 }
 
 /** Deletes a group (its domains stay registered); false when there was none. */

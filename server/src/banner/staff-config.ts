@@ -29,13 +29,10 @@ import {
   readScopeConfig,
   setDefaultVersion,
   type ScopeKind,
-  type StoredApp,
-  type StoredDomain,
+  type RegisteredApp,
+  type RegisteredDomain,
   type StoredScopeConfig,
 } from "./store.js";
-
-export type RegisteredDomain = StoredDomain;
-export type RegisteredApp = StoredApp;
 
 export interface ScopeSettings extends BannerConfig {
   scope: BannerScope["kind"];

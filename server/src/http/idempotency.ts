@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
+import { execute, first, qb, rows } from "../db/query.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import type { RegisteredRoute, RouteContext } from "./app.js";
 import type { ContractOperation } from "./contract.js";
@@ -111,20 +112,21 @@ function scopeOf(
   return { organizationId, credentialId, operationId, key, requestHash: requestHash(request) };
 }
 
-const SCOPE_WHERE =
-  "organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4";
-const scopeParams = (s: Scope) => [s.organizationId, s.credentialId, s.operationId, s.key];
+const keysOf = (s: Scope) =>
+  qb
+    .selectFrom("idempotency_keys")
+    .where("organization_id", "=", s.organizationId)
+    .where("credential_id", "=", s.credentialId)
+    .where("operation_id", "=", s.operationId)
+    .where("idempotency_key", "=", s.key);
 
 /** The completed answer stored for the scope within the window; CONFLICT if the request differs. */
 async function storedResponse(db: Queryable, scope: Scope, now: number): Promise<StoredResponse | undefined> {
-  const [row] = await db.query<{
-    request_hash: string;
-    response_status: number | null;
-    response_body: string | null;
-  }>(
-    `SELECT request_hash, response_status, response_body FROM idempotency_keys
-      WHERE ${SCOPE_WHERE} AND created_at > $5`,
-    [...scopeParams(scope), now - IDEMPOTENCY_WINDOW_MS],
+  const row = await first(
+    db,
+    keysOf(scope)
+      .select(["request_hash", "response_status", "response_body"])
+      .where("created_at", ">", now - IDEMPOTENCY_WINDOW_MS),
   );
   if (!row || row.response_status === null || row.response_body === null) return undefined;
   if (row.request_hash !== scope.requestHash) throw conflict();
@@ -133,16 +135,30 @@ async function storedResponse(db: Queryable, scope: Scope, now: number): Promise
 
 /** Claims the key inside the write's transaction (an expired claim is taken over). */
 async function claim(tx: Queryable, scope: Scope, now: number): Promise<void> {
-  const claimed = await tx.query(
-    `INSERT INTO idempotency_keys
-       (organization_id, credential_id, operation_id, idempotency_key, request_hash, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (organization_id, credential_id, operation_id, idempotency_key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
-           response_status = NULL, response_body = NULL
-       WHERE idempotency_keys.created_at <= $7
-     RETURNING 1`,
-    [...scopeParams(scope), scope.requestHash, now, now - IDEMPOTENCY_WINDOW_MS],
+  const claimed = await rows(
+    tx,
+    qb
+      .insertInto("idempotency_keys")
+      .values({
+        organization_id: scope.organizationId,
+        credential_id: scope.credentialId,
+        operation_id: scope.operationId,
+        idempotency_key: scope.key,
+        request_hash: scope.requestHash,
+        created_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(["organization_id", "credential_id", "operation_id", "idempotency_key"])
+          .doUpdateSet({
+            request_hash: (eb) => eb.ref("excluded.request_hash"),
+            created_at: (eb) => eb.ref("excluded.created_at"),
+            response_status: null,
+            response_body: null,
+          })
+          .where("idempotency_keys.created_at", "<=", now - IDEMPOTENCY_WINDOW_MS),
+      )
+      .returning("idempotency_key"),
   );
   if (claimed.length > 0) return;
   // Another request with this key committed first (we waited for it on the primary key).
@@ -186,9 +202,15 @@ class WriteTools implements HandlerTools {
       const value = await work(tx);
       if (scope) {
         const status = reply.statusCode !== 200 ? reply.statusCode : this.successStatus;
-        await tx.query(
-          `UPDATE idempotency_keys SET response_status = $5, response_body = $6 WHERE ${SCOPE_WHERE}`,
-          [...scopeParams(scope), status, JSON.stringify(value ?? null)],
+        await execute(
+          tx,
+          qb
+            .updateTable("idempotency_keys")
+            .set({ response_status: status, response_body: JSON.stringify(value ?? null) })
+            .where("organization_id", "=", scope.organizationId)
+            .where("credential_id", "=", scope.credentialId)
+            .where("operation_id", "=", scope.operationId)
+            .where("idempotency_key", "=", scope.key),
         );
         this.recorded = { value };
       }
@@ -228,7 +250,10 @@ async function invokeIdempotently(
   if (stored) return replay(reply, stored);
   // Expired keys are swept now and then by whoever passes, as rate-limit buckets are.
   if (Math.random() < 0.01) {
-    await ctx.db.query("DELETE FROM idempotency_keys WHERE created_at <= $1", [now - IDEMPOTENCY_WINDOW_MS]);
+    await execute(
+      ctx.db,
+      qb.deleteFrom("idempotency_keys").where("created_at", "<=", now - IDEMPOTENCY_WINDOW_MS),
+    );
   }
   try {
     const result = await spec.handler(request, reply, tools);

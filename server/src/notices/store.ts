@@ -1,6 +1,7 @@
 // The notices domain's tables: notices (one row per notice and key; its row lock is the notice's
 // mutex), notice_versions (immutable published evidence) and notice_drafts (the editable next
-// version). Only this module reads or writes them; every statement filters by organization_id.
+// version). Only this module reads or writes them. Every statement filters by organization_id,
+// except the public reads that find a notice by its id alone (noticeOwner, findPublishedVersion).
 import type { Queryable } from "../db/database.js";
 import { execute, first, qb, rows, sql, type InferResult } from "../db/query.js";
 import type { NoticeItemizedPurpose, NoticeLanguageContent, NoticeStatus } from "./notices.js";

@@ -12,7 +12,7 @@ export async function domainGroupOwner(db: Queryable, domainGroupId: string): Pr
 }
 
 /** A domain_groups row with the domains it serves (sorted by code point). */
-export interface StoredDomainGroup {
+export interface DomainGroup {
   domainGroupId: string;
   name: string;
   domains: string[];
@@ -44,7 +44,7 @@ const selectGroups = () =>
       .as("domains"),
   ]);
 
-const toGroup = (row: InferResult<ReturnType<typeof selectGroups>>[number]): StoredDomainGroup => ({
+const toGroup = (row: InferResult<ReturnType<typeof selectGroups>>[number]): DomainGroup => ({
   domainGroupId: row.domain_group_id,
   name: row.name,
   domains: row.domains,
@@ -60,7 +60,7 @@ export async function readDomainGroup(
   db: Queryable,
   organizationId: string,
   domainGroupId: string,
-): Promise<StoredDomainGroup | undefined> {
+): Promise<DomainGroup | undefined> {
   const row = await first(
     db,
     selectGroups()
@@ -75,7 +75,7 @@ export async function readDomainGroupByName(
   db: Queryable,
   organizationId: string,
   name: string,
-): Promise<StoredDomainGroup | undefined> {
+): Promise<DomainGroup | undefined> {
   const row = await first(
     db,
     selectGroups().where("g.organization_id", "=", organizationId).where("g.name", "=", name),
@@ -84,10 +84,7 @@ export async function readDomainGroupByName(
 }
 
 /** The organisation's groups by name (code point order). */
-export async function listStoredDomainGroups(
-  db: Queryable,
-  organizationId: string,
-): Promise<StoredDomainGroup[]> {
+export async function readDomainGroups(db: Queryable, organizationId: string): Promise<DomainGroup[]> {
   const found = await rows(
     db,
     selectGroups()

@@ -3,14 +3,14 @@
 import type { Queryable } from "../../db/database.js";
 import { execute, first, qb, rows, sql } from "../../db/query.js";
 
-export interface StoredDomain {
+export interface RegisteredDomain {
   domain: string;
   createdAt: number;
   domainGroupIds: string[];
   hasOwnBannerSettings: boolean;
 }
 
-export interface StoredApp {
+export interface RegisteredApp {
   appId: string;
   createdAt: number;
   hasOwnBannerSettings: boolean;
@@ -49,7 +49,10 @@ export async function insertRegisteredApp(
 }
 
 /** Every registered domain with its groups and whether it has its own settings, by hostname. */
-export async function listRegisteredDomains(db: Queryable, organizationId: string): Promise<StoredDomain[]> {
+export async function listRegisteredDomains(
+  db: Queryable,
+  organizationId: string,
+): Promise<RegisteredDomain[]> {
   const found = await rows(
     db,
     qb
@@ -93,7 +96,7 @@ export async function listRegisteredDomains(db: Queryable, organizationId: strin
 }
 
 /** Every registered app id and whether it has its own settings, by id. */
-export async function listRegisteredApps(db: Queryable, organizationId: string): Promise<StoredApp[]> {
+export async function listRegisteredApps(db: Queryable, organizationId: string): Promise<RegisteredApp[]> {
   const found = await rows(
     db,
     qb

@@ -2,7 +2,6 @@
 // guard staff periods, guard staff sweep-clocks: what an operator scripts against the rights queues.
 // They act as the organisation with the same rules as the staff routes (the state-machine tables,
 // the 90-day ceiling); moves are recorded with the actor `system` / `cli:<OS user>`.
-import os from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
 import { sweepRightsClocks } from "../../rights/clocks.js";
 import {
@@ -20,8 +19,8 @@ import {
   listGrievancesForOrganization,
   respondToGrievance,
 } from "../../rights/grievances.js";
-import { listTransitions, type Actor } from "../../rights/history.js";
-import { getResponsePeriods, setResponsePeriods } from "../../rights/settings.js";
+import { listTransitions } from "../../rights/history.js";
+import { getResponsePeriods, MAX_RESPONSE_DAYS, setResponsePeriods } from "../../rights/settings.js";
 import {
   DSR_STATUSES,
   DSR_TYPES,
@@ -30,18 +29,9 @@ import {
   type DsrType,
 } from "../../rights/state-machines.js";
 import { buildPrincipalSummary } from "../../rights/summary.js";
+import { cliActor } from "../context.js";
 import { CliError } from "../io.js";
 import type { RunAction } from "../main.js";
-
-const cliActor = (): Actor => {
-  let user = "unknown";
-  try {
-    user = os.userInfo().username;
-  } catch {
-    // No passwd entry (some containers): the actor stays cli:unknown.
-  }
-  return { kind: "system", id: `cli:${user}` };
-};
 
 const oneOf =
   <T extends string>(values: readonly T[]) =>
@@ -296,7 +286,9 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
 
   staff
     .command("periods")
-    .description("show, or set, the response periods for DSRs and grievances (days, at most 90)")
+    .description(
+      `show, or set, the response periods for DSRs and grievances (days, at most ${MAX_RESPONSE_DAYS})`,
+    )
     .requiredOption("--org <slug>", "organisation slug")
     .option("--dsr-days <days>", "days from filing to a DSR's deadline", parseDays)
     .option("--grievance-days <days>", "days from filing to a grievance's deadline", parseDays)

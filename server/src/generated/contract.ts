@@ -2,6198 +2,6146 @@
 // Do not edit: run `npm run generate:contract-types -w server`.
 /* eslint-disable */
 export interface paths {
-  "/healthz": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Liveness probe
-     * @description Answers 200 while the process is up. Checks nothing else; use `/readyz` for dependencies.
-     */
-    get: operations["getHealth"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/readyz": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Readiness probe
-     * @description Answers 200 when the instance can serve traffic (database reachable, migrations applied, not shutting down), else `503 UNAVAILABLE`.
-     */
-    get: operations["getReadiness"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/openapi.json": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** This OpenAPI description, as JSON */
-    get: operations["getOpenApiDocument"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/session": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The current staff session
-     * @description Returns the session of the `guard_session` cookie, including its `csrfToken`, so a reloaded dashboard can resume.
-     */
-    get: operations["getStaffSession"];
-    put?: never;
-    /**
-     * Staff sign-in
-     * @description Signs a staff member in to one organisation and sets the `guard_session` cookie. Wrong
-     *     credentials (unknown organisation, unknown email, wrong password) are one indistinguishable
-     *     `401 UNAUTHORIZED`. Sign-in attempts are rate-limited. Takes no `Idempotency-Key`.
-     */
-    post: operations["createStaffSession"];
-    /**
-     * Staff sign-out
-     * @description Ends the session server-side and clears the cookie. Needs `X-CSRF-Token`.
-     */
-    delete: operations["deleteStaffSession"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/api-keys": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the organisation's service API keys
-     * @description Every key of the session's organisation, active and revoked, newest first. Any staff role may list.
-     */
-    get: operations["listApiKeys"];
-    put?: never;
-    /**
-     * Create a service API key
-     * @description Self-serve and unconditional for `admin` and `dpo`; `viewer` gets `403 FORBIDDEN`. The
-     *     full key (`gk_live_...`) is in this response only; Guard stores its hash. Takes no
-     *     `Idempotency-Key` (a replay would need the key stored in clear). Needs `X-CSRF-Token`.
-     */
-    post: operations["createApiKey"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/api-keys/{apiKeyId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Revoke a service API key
-     * @description Revokes the key at once; requests with it then get `401 UNAUTHORIZED`. `revoked` is true
-     *     when this call revoked the key and false when it already was revoked. An unknown key or
-     *     another organisation's is `404 NOT_FOUND`; `viewer` gets `403 FORBIDDEN`. Needs
-     *     `X-CSRF-Token`.
-     */
-    delete: operations["revokeApiKey"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/webhooks": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the organisation's webhook endpoints
-     * @description The session organisation's endpoints, newest first; deleted ones only with `includeDeleted=true`. Any staff role may list.
-     */
-    get: operations["listWebhookEndpoints"];
-    put?: never;
-    /**
-     * Register a webhook endpoint
-     * @description `admin` and `dpo` only; `viewer` gets `403 FORBIDDEN`. The endpoint gets its own secret,
-     *     returned in this response only (Guard stores it encrypted, to sign deliveries). Events that
-     *     happen from now on are delivered to it; earlier ones are not. Takes no `Idempotency-Key`
-     *     (a replay would need the secret stored for replaying): a client that lost the answer lists
-     *     the endpoints and deletes the duplicate. Needs `X-CSRF-Token`.
-     */
-    post: operations["createWebhookEndpoint"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/webhooks/{endpointId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Read one webhook endpoint
-     * @description Deleted endpoints are readable too (`deletedAt` is set). Another organisation's endpoint is `404 NOT_FOUND`.
-     */
-    get: operations["getWebhookEndpoint"];
-    put?: never;
-    post?: never;
-    /**
-     * Delete (permanently disable) a webhook endpoint
-     * @description The endpoint stops receiving events at once and its queued deliveries are `cancelled`; the
-     *     record and its deliveries stay readable. `deleted` is true when this call deleted it and false
-     *     when it already was deleted. `admin` and `dpo` only. Needs `X-CSRF-Token`.
-     */
-    delete: operations["deleteWebhookEndpoint"];
-    options?: never;
-    head?: never;
-    /**
-     * Change a webhook endpoint's URL, events or enabled flag
-     * @description Sends only what changes; at least one field. Queued deliveries follow the change: they go
-     *     to the new `url`, and wait while `enabled` is false (they resume, within their retry budget,
-     *     when it is set back to true). A new `events` list applies to events from now on. Repeating
-     *     the same change is harmless. `admin` and `dpo` only. Needs `X-CSRF-Token`.
-     */
-    patch: operations["updateWebhookEndpoint"];
-    trace?: never;
-  };
-  "/api/v1/staff/webhooks/{endpointId}/deliveries": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an endpoint's deliveries
-     * @description Newest first, one page at a time; pass `nextCursor` back as `cursor` for older ones. Any staff role may list.
-     */
-    get: operations["listWebhookDeliveries"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/webhooks/{endpointId}/deliveries/{deliveryId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Read one delivery with its payload and attempts */
-    get: operations["getWebhookDelivery"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/webhooks/{endpointId}/deliveries/{deliveryId}/resend": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Send a delivery again
-     * @description Queues the delivery for a new attempt now, with a fresh retry budget, whatever its state
-     *     (`delivered`, `dead` or `pending`); the body and `eventId` are the same, so receivers that
-     *     de-duplicate see it once. A delivery being sent at this moment is left as it is. Repeating
-     *     the call while the delivery is queued changes nothing, so retrying it is safe. While the
-     *     endpoint is disabled the delivery waits. No request body. `admin` and `dpo` only. Needs
-     *     `X-CSRF-Token`.
-     */
-    post: operations["resendWebhookDelivery"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/org/{slug}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Look up an organisation by its short name (public) */
-    get: operations["getOrgBySlug"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/org/{orgId}/notices": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List published notices for an organisation (public, multilingual) */
-    get: operations["getNoticesForOrg"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/notices/{noticeId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Fetch one notice (public) */
-    get: operations["getNoticeById"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/org/{orgId}/response-periods": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The response periods an organisation publishes for DSRs and grievances
-     * @description DPDP Rules 2025, rule 14(3): a fiduciary publishes the period within which it responds to
-     *     grievances, at most 90 days. Apps show these before a principal files. Added in 2.10.0.
-     */
-    get: operations["getResponsePeriods"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/org/{orgId}/banner-config": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Banner configuration for a web domain, a native app, or the organisation default (public)
-     * @description Pass `?domain=` for the web scope, `?appId=` for the native-app scope, or neither for the
-     *     organisation default. If both are given, `domain` wins. `configVersion` is a
-     *     presentation-config version, distinct from `notice.version`: a cosmetic edit bumps it
-     *     without ever triggering re-consent.
-     */
-    get: operations["getBannerConfig"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/widget/config": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Single config call of the embeddable widget script (public)
-     * @description Resolves the organisation, the notice that applies to the domain group (its own if
-     *     published, else the organisation's default notice, the one with key `default`) and the
-     *     group's banner styling. Strict domain check: `domain` must be one of the group's domains
-     *     (each a domain registered to its organisation), matched exactly and case-insensitively with
-     *     no parent or sub-domain matching; anything else is `404`, the same trust boundary as
-     *     fetching a published notice.
-     */
-    get: operations["getWidgetConfig"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/notice-languages": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The languages a notice may be written in (public)
-     * @description English and the 22 languages of the Eighth Schedule (DPDP Act s.5(3)), with their English
-     *     and native names and script direction. The same codes are the `NoticeLanguageCode` enum.
-     *     Deployment-wide; no organisation or capability applies.
-     */
-    get: operations["getNoticeLanguages"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/notices": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The organisation's notices with their versions and drafts
-     * @description Every notice of the session's organisation, oldest first, drafts and never-published notices included. Any staff role.
-     */
-    get: operations["listStaffNotices"];
-    put?: never;
-    /**
-     * Create a notice with its first draft
-     * @description The notice is not public until its draft is published. Creating again with the same `key`
-     *     and the same draft answers the existing notice (a retry); the same `key` with other content
-     *     is `409 CONFLICT` (edit the existing notice's draft instead). Also takes `Idempotency-Key`.
-     *     `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    post: operations["createStaffNotice"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/notices/{noticeId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** One notice with every version's full content and its draft */
-    get: operations["getStaffNotice"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/notices/{noticeId}/draft": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Save the notice's draft (the editable next version)
-     * @description Replaces the draft whole, or starts one. Published versions are never edited: to change a
-     *     published notice, save a draft and publish it as the next version. Saving the same draft
-     *     again changes nothing. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    put: operations["saveNoticeDraft"];
-    post?: never;
-    /**
-     * Discard the notice's draft
-     * @description `discarded` is false when there was no draft. Published versions are untouched. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    delete: operations["discardNoticeDraft"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/notices/{noticeId}/draft/preview": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Preview the draft as principals would see it, per language
-     * @description Renders each language of the draft and lists what still stops it from being published. Any staff role.
-     */
-    get: operations["previewNoticeDraft"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/notices/{noticeId}/publish": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Publish the draft as the notice's next version
-     * @description The draft becomes version n+1 and the previously published version becomes `superseded`
-     *     (consents given against it keep pointing at it; a new version asks for re-consent). Every
-     *     language must have `title`, `body`, `withdrawal`, `rights` and `complaint`, and at least
-     *     one purpose must be itemised, else `400 VALIDATION_ERROR` naming the first missing field
-     *     (for example `content.hi.withdrawal`). A draft identical to the published version changes
-     *     nothing (`created: false`). Without a draft, a notice that has a published version answers
-     *     it with `created: false` (a repeated publish); one that has none is
-     *     `400 INVALID_STATUS_TRANSITION`. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    post: operations["publishNoticeDraft"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/notices/{noticeId}/archive": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Archive the notice (withdraw it from public view)
-     * @description The published version becomes `archived`: public reads of the notice answer 404 and new
-     *     consents against it are refused (`NOTICE_NOT_PUBLISHED`), while consents already given keep
-     *     pointing at that exact version. Archiving again answers the archived version; publishing a
-     *     new draft makes the notice public again as a new version. A notice never published is
-     *     `400 INVALID_STATUS_TRANSITION`. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    post: operations["archiveStaffNotice"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/banner-settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The organisation's banner settings, default first, then each domain or app with its own */
-    get: operations["listBannerSettings"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/banner-settings/default": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Save the organisation's default banner settings
-     * @description Every domain and app without settings of its own follows the default. Changed settings bump
-     *     `configVersion` (a cosmetic change: no re-consent); saving the same settings changes
-     *     nothing. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    put: operations["saveDefaultBannerSettings"];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/domains": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The web domains registered to the organisation */
-    get: operations["listRegisteredDomains"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/domains/{domain}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Register a web domain (idempotent)
-     * @description The banner and widget then serve this exact hostname (lower-cased; a trailing dot is
-     *     dropped; no ports, schemes, wildcards, parent or sub-domain matching). Registering it again
-     *     changes nothing. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    put: operations["registerDomain"];
-    post?: never;
-    /**
-     * Unregister a web domain
-     * @description Its banner configuration then answers 404, its own settings are deleted and it leaves every
-     *     domain group. `removed` is false when it was not registered. `admin` or `dpo`; needs
-     *     `X-CSRF-Token`.
-     */
-    delete: operations["removeRegisteredDomain"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/domains/{domain}/banner-settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Save a registered domain's own banner settings
-     * @description They override the default for this domain only. The first save continues from the version
-     *     the domain showed before, so its `configVersion` only goes up. `admin` or `dpo`; needs
-     *     `X-CSRF-Token`.
-     */
-    put: operations["saveDomainBannerSettings"];
-    post?: never;
-    /**
-     * Remove a domain's own banner settings (it follows the default again)
-     * @description The default's `configVersion` is raised above the removed one if needed, so the domain never
-     *     shows a version it showed before. `removed` is false when it had none. `admin` or `dpo`;
-     *     needs `X-CSRF-Token`.
-     */
-    delete: operations["removeDomainBannerSettings"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/apps": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The native app ids registered to the organisation */
-    get: operations["listRegisteredApps"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/apps/{appId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Register a native app id (idempotent)
-     * @description A bundle id or package name, matched exactly (case-sensitive). `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    put: operations["registerApp"];
-    post?: never;
-    /**
-     * Unregister a native app id
-     * @description Its banner configuration then answers 404 and its own settings are deleted. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    delete: operations["removeRegisteredApp"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/apps/{appId}/banner-settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Save a registered app's own banner settings
-     * @description As for a domain. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    put: operations["saveAppBannerSettings"];
-    post?: never;
-    /**
-     * Remove an app's own banner settings (it follows the default again)
-     * @description As for a domain. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    delete: operations["removeAppBannerSettings"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/domain-groups": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The organisation's domain groups (widget configurations) */
-    get: operations["listDomainGroups"];
-    put?: never;
-    /**
-     * Create a domain group
-     * @description Its id is the widget script's `?id=`. Creating again with the same name and definition
-     *     answers the existing group (a retry); the same name with another definition is
-     *     `409 CONFLICT`. Also takes `Idempotency-Key`. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    post: operations["createDomainGroup"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/domain-groups/{domainGroupId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** One domain group */
-    get: operations["getDomainGroup"];
-    /**
-     * Replace a domain group's definition
-     * @description Name, domains, notice and styling are replaced whole. `configVersion` bumps only when the
-     *     styling changes. Saving the same definition changes nothing. `admin` or `dpo`; needs
-     *     `X-CSRF-Token`.
-     */
-    put: operations["updateDomainGroup"];
-    post?: never;
-    /**
-     * Delete a domain group
-     * @description Its widget id then answers 404; its domains stay registered. `deleted` is false when there was none. `admin` or `dpo`; needs `X-CSRF-Token`.
-     */
-    delete: operations["deleteDomainGroup"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/capabilities": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The organisation's capabilities and whether each is on
-     * @description Any staff role. Every capability is on unless an admin switched it off.
-     */
-    get: operations["listCapabilities"];
-    /**
-     * Switch capabilities on or off
-     * @description Sets each capability named in `capabilities` and leaves the others as they are (so two
-     *     admins switching different capabilities do not undo each other); repeating a call changes
-     *     nothing. Takes effect on the next request on every instance. An unknown name is
-     *     `400 VALIDATION_ERROR` naming `capabilities.<name>`. `admin` only: `dpo` and `viewer` get
-     *     `403 FORBIDDEN`. Needs `X-CSRF-Token`.
-     */
-    put: operations["setCapabilities"];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/organization/settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The organisation's consent and Consent Gate settings in force
-     * @description The values in force, defaults filled in: what anonymous capture, the children's rule and
-     *     the Consent Gate's bypass alerts use right now. Any staff role may read. Added in 2.10.0.
-     */
-    get: operations["staffGetOrganizationSettings"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change some of the organisation's consent and Consent Gate settings
-     * @description Sends only what changes, at least one setting; a nested object may name only some of its
-     *     members (the others keep their values). Answers the settings now in force and applies from
-     *     the next request on every instance. Unlike other request bodies, this one is checked for
-     *     unknown keys: a misspelt setting is `400 VALIDATION_ERROR` naming it (for example
-     *     `consentGate.denyTreshold`), because a setting silently ignored would leave the
-     *     organisation believing it had changed something. Every change is appended to the
-     *     organisation's audit chain (`organization.settings_changed`, with the values before and
-     *     after and who made it). Idempotent: sending the same body again changes nothing, writes
-     *     nothing and leaves `updatedAt` as it was. `viewer` sessions get `403 FORBIDDEN`;
-     *     cookie-authenticated calls need `X-CSRF-Token`. Added in 2.10.0.
-     */
-    patch: operations["staffUpdateOrganizationSettings"];
-    trace?: never;
-  };
-  "/api/v1/auth/broker-token": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Mint a short-lived principal access token
-     * @description Called by the fiduciary's backend with its service API key (never a principal
-     *     credential). The token lives 15 minutes by default (configurable, at most 60). No refresh
-     *     token is issued: the app asks its backend to broker again once the token expires. Takes no
-     *     `Idempotency-Key` (the token is a secret). Revoking the service key ends every token it
-     *     brokered: from then on they are `401 UNAUTHORIZED` (since 2.10.0).
-     */
-    post: operations["brokerToken"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/consents/anonymous": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record consent for a not-yet-authenticated guest (public, rate-limited)
-     * @description Unauthenticated public write, keyed by a client-generated `anonymousId`; later linked to
-     *     the principal by `POST /api/v1/link-anonymous-consent`. The consent is given against the
-     *     notice's published version, for a purpose the notice itemises. An active consent of the
-     *     same guest for the same notice version and purpose is `400 ALREADY_CONSENTED` here (not
-     *     409, as in contract 1.6.0); one against an older version of the notice is replaced (that
-     *     is re-consent). A retried request with the same `Idempotency-Key` (scoped to
-     *     `organizationId`) returns the original response instead of recording the consent twice.
-     *     Rate-limited per client address and per organisation (by default 120 and 6000 a minute).
-     */
-    post: operations["giveConsentAnonymous"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/link-anonymous-consent": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Reconcile a guest's anonymous consent trail into the now-known principal
-     * @description Moves the guest's consents (given under `anonymousId` at the principal's organisation) to
-     *     the principal, as source `linked`. Idempotent: re-linking the same `anonymousId` never
-     *     materialises a consent twice (`linkedCount` counts consents moved by this call).
-     *     `needsReconsent` lists the (notice, purpose) pairs of this guest's linked, active consents
-     *     whose notice now has a newer published version. A guest consent for a notice and purpose
-     *     the principal already holds actively is linked as withdrawn, as is a tracking consent when
-     *     the principal is a verified child and the organisation blocks tracking for children.
-     */
-    post: operations["linkAnonymousConsent"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/cm/v1/consent": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record a new consent on behalf of a known data principal
-     * @description The principal is found by `email` (associated by `POST /api/v1/auth/broker-token`). The
-     *     consent is given against the notice's published version, for a purpose the notice
-     *     itemises; an active consent against an older version of the notice is replaced (re-consent).
-     *     Tracking, behavioural-monitoring and targeted-advertising purposes for a verified child (a
-     *     principal with verified parental consent, `POST /api/v1/age/verify-parent`) are refused
-     *     with `403 MINOR_TRACKING_BLOCKED` when the organisation blocks tracking for children (the
-     *     default; DPDP Act s.9(3)). A purpose counts as tracking when the notice's itemised entry
-     *     carries `tracking: true`, or, without that flag, when its label names tracking, behavioural
-     *     monitoring, targeting, advertising, ads, retargeting, remarketing, profiling, marketing or
-     *     analytics. Legacy `Error` error shape, now with `code` (see "Known gap").
-     */
-    post: operations["recordConsent"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/cm/v1/consent/{consentId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Fetch one consent record */
-    get: operations["getConsent"];
-    put?: never;
-    post?: never;
-    /**
-     * Withdraw a consent
-     * @description Withdrawal is deliberately as easy as giving consent (s.6(4)) - no request body, one call.
-     */
-    delete: operations["withdrawConsent"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/cm/signal": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Receive an inbound consent signal from a registered Consent Manager
-     * @description The reverse direction of `/cm/v1/consent`, authenticated with the same organisation-scoped
-     *     service API key. MeitY's registered-CM interoperability spec is not published yet, so every
-     *     signal lands `mappingStatus: unresolved` unless it exactly repeats a recorded signal, in
-     *     which case it lands `duplicate` and still answers 201. Legacy `Error` error shape, now with
-     *     `code` (see "Known gap").
-     */
-    post: operations["receiveCmSignal"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/consent-status": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Resolve a data principal to their consent status
-     * @description For e-commerce and CMS plugins and the dashboard lookup console. Pass exactly one of
-     *     `email` or `externalId`: neither or both is `400 VALIDATION_ERROR`. An identifier that
-     *     resolves to no principal of the calling key's organisation is `404 NOT_FOUND`.
-     */
-    get: operations["getConsentStatus"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/dsr": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List the caller's own DSR requests, with SLA dueAt */
-    get: operations["listDsrRequestsForCurrentUser"];
-    put?: never;
-    /**
-     * File a data-subject request
-     * @description Authenticated with a brokered principal access token, not a staff login. The principal
-     *     must belong to the organisation (its own, or a prior consent link), else
-     *     `400 NOT_ASSOCIATED_WITH_ORG`. The request's `details` comes back as `requestDetails`.
-     */
-    post: operations["createDsrRequest"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/grievances": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List the caller's own grievances, with SLA dueAt */
-    get: operations["listGrievancesForCurrentUser"];
-    put?: never;
-    /**
-     * File a grievance
-     * @description The principal must belong to the organisation (its own, or a prior consent link), else `400 NOT_ASSOCIATED_WITH_ORG`.
-     */
-    post: operations["createGrievance"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/nomination": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The caller's active successor nomination */
-    get: operations["getNomination"];
-    /**
-     * Set or replace the caller's successor nomination
-     * @description Idempotent in effect - calling again with new details updates the same active nomination rather than creating a second one.
-     */
-    put: operations["upsertNomination"];
-    post?: never;
-    /**
-     * Revoke the caller's nomination
-     * @description Withdrawal parity with consent - one call, the same friction as setting a nomination. A no-op (still 200, `revoked` false) if none was active.
-     */
-    delete: operations["revokeNomination"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/age/verify-parent": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Verify parental consent for the calling principal
-     * @description Verifies through a DigiLocker or authorised-entity opaque token; only the token is sent,
-     *     no identity document leaves the device. There is no child id parameter: the brokered
-     *     principal is the profile being verified, and from then on counts as a verified child
-     *     (see `MINOR_TRACKING_BLOCKED`); where the organisation blocks tracking for children, the
-     *     principal's active tracking consents are withdrawn. The provider sits behind a
-     *     server-side interface; the verification is recorded (principal, time, provider, SHA-256
-     *     of the token, never the token). Presenting the same token again answers `ok` and records
-     *     nothing new. The verifier shipped verifies signed test tokens and is for testing and
-     *     integration only; production deployments replace it with a DigiLocker-backed one.
-     */
-    post: operations["verifyParent"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/consent/verify": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Consent Gate - may processing that depends on this consent go ahead?
-     * @description Read-only stop-processing enforcement. `allow` means the consent is active; `deny` means it
-     *     was withdrawn and processing that depends on it must stop. Another organisation's consent
-     *     is `404`, not `403`, so the route cannot probe for consent ids. Never mutates the consent;
-     *     appends an immutable decision row to the audit log while decision recording is on.
-     */
-    post: operations["verifyConsentGate"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/consent/gate/decisions": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Tail the Consent Gate decision audit log
-     * @description Append-only log for a fiduciary's SIEM or on-call tooling, newest first. Empty (not an error) while decision recording is off.
-     */
-    get: operations["listConsentGateDecisions"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/consent/gate/alerts": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Consents denied repeatedly inside the rolling window
-     * @description Derived entirely from the decision log; stores and mutates nothing. Most recently denied
-     *     first. `windowMs` and `denyThreshold` are echoed on every response, including an empty
-     *     one; `alerts` is empty (not an error) while bypass detection is off.
-     */
-    get: operations["listConsentGateBypassAlerts"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/retention/due": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Scheduled erasures whose retention window has elapsed
-     * @description Active (not yet cancelled or executed) scheduled erasures of the calling key's organisation whose window has elapsed. Read only; writes stay in the dashboard.
-     */
-    get: operations["listDueRetentions"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/breaches": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The breach register (s.8(6))
-     * @description Simulated (drill) breaches are excluded. Read only; writes stay in the dashboard.
-     */
-    get: operations["listBreaches"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/cross-border/transfers": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Processing activities declared as crossing borders (s.16)
-     * @description Active processing-activity entries flagged as cross-border; archived ones are excluded. Read only; writes stay in the dashboard.
-     */
-    get: operations["listCrossBorderTransfers"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/offline-consent/links": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Mint an offline (QR) consent link
-     * @description For a fiduciary's server integration (hospital system, POS terminal, core banking). The
-     *     returned `token` resolves at `/offline-consent/{token}` on the deployment's origin; render
-     *     that URL as a QR code. Rate-limited per API key.
-     */
-    post: operations["createOfflineConsentLink"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/offline/captures": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Sync signed offline capture sessions
-     * @description An enrolled device, or the server fronting a fleet of them, pushes queued capture sessions
-     *     when connectivity returns. The server recomputes each session's `dpdpcca/2` canonical
-     *     string and verifies the signature against the device's enrolled public key.
-     *
-     *     Every session is processed independently, so **partial success is normal**: a 200 does not
-     *     mean every session was accepted, inspect each result's `status`. Only the envelope (a JSON
-     *     object with 1-200 `sessions`) can fail the whole batch with 400; a session that does not
-     *     match `OfflineCaptureSession` is answered `rejected` with reason `invalid_session`, and
-     *     one that fails verification is `quarantined` with a reason and kept as evidence. A
-     *     replayed `clientSessionId` returns its first result and writes nothing. Rate-limited per
-     *     API key.
-     */
-    post: operations["syncOfflineCaptures"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/offline/pos": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Start a point-of-sale consent request
-     * @description Called by a till when a phone number is keyed in. Returns a token the receipt renders as a
-     *     short link or QR code; the customer confirms at `/consent/{token}`. **The response is not a
-     *     consent**: none exists until the principal confirms. Unanswered requests expire after 72
-     *     hours into the DPO queue. `phone` is normalised and HMAC'd per organisation before
-     *     storage, never stored in the clear. Rate-limited per API key.
-     */
-    post: operations["createPosConsentRequest"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/offline/ivr": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Store an IVR consent artefact from a telephony partner
-     * @description Guard defines this adapter contract but does not build telephony. A `dtmfSequence`
-     *     beginning with `1` is acceptance and records an audited consent (source `offline_ivr`);
-     *     anything else stores the artefact without a consent, so a refusal is kept as evidence.
-     *     `partnerCallId` is the natural idempotency key: a resubmission returns the original
-     *     artefact. Rate-limited per API key.
-     */
-    post: operations["recordIvrConsentArtifact"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/dsr": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The organisation's DSR queue (fiduciary/DPO surface)
-     * @description Called with the DPO's dashboard session, or with the organisation's service API key from a
-     *     backend. `organizationId` must be the caller's own organisation, else
-     *     `400 NOT_ASSOCIATED_WITH_ORG` (as in contract 1.6.0). Earliest deadline first; the optional
-     *     filters (added in 2.10.0) combine with AND.
-     */
-    get: operations["staffListDsrRequests"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/dsr/statutory-basis-suggestions": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Pre-built statutory citations for denying an erasure request
-     * @description Empty `suggestions` (not an error) while statutory denial is switched off.
-     */
-    get: operations["staffListStatutoryBasisSuggestions"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/dsr/{requestId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * One DSR request with its history
-     * @description The request and every move of its state machine (who, when, why), oldest first. Any staff
-     *     role may read. Another organisation's request is `404`. Added in 2.10.0.
-     */
-    get: operations["staffGetDsrRequest"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Move a DSR request forward (forward-only state machine)
-     * @description pending -> in_progress -> completed | rejected; anything else is
-     *     `400 INVALID_STATUS_TRANSITION`. `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated
-     *     calls need `X-CSRF-Token`. Another organisation's request is `404`.
-     */
-    patch: operations["staffUpdateDsrStatus"];
-    trace?: never;
-  };
-  "/api/v1/staff/dsr/{requestId}/summary": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Auto-generate the response to a summary-type DSR and mark it completed
-     * @description A request of another type, or in a terminal state, is `400 INVALID_STATUS_TRANSITION`. `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
-     */
-    post: operations["staffGenerateDsrSummary"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/dsr/{requestId}/statutory-denial": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Deny an erasure request on a documented statutory basis
-     * @description Erasure requests only; moves the request to `rejected` and records the basis. While
-     *     statutory denial is switched off this answers `400` (as in contract 1.6.0), not 404.
-     *     `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
-     */
-    post: operations["staffRejectDsrWithStatutoryBasis"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/grievances": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The organisation's grievance queue (fiduciary/DPO surface)
-     * @description `organizationId` must be the caller's own organisation, else `400 NOT_ASSOCIATED_WITH_ORG` (as in contract 1.6.0). Earliest deadline first; the optional filters (added in 2.10.0) combine with AND.
-     */
-    get: operations["staffListGrievances"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/grievances/{grievanceId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * One grievance with its history
-     * @description The grievance and every move of its state machine (who, when, why; each staff response is
-     *     the `reason` of its move), oldest first. Any staff role may read. Another organisation's
-     *     grievance is `404`. Added in 2.10.0.
-     */
-    get: operations["staffGetGrievance"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/grievances/{grievanceId}/respond": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Respond to a grievance and move it forward
-     * @description open -> in_progress -> resolved; anything else is `400 INVALID_STATUS_TRANSITION`.
-     *     `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
-     */
-    post: operations["staffRespondToGrievance"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/staff/rights/settings": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The organisation's response periods for DSRs and grievances
-     * @description Any staff role may read. Added in 2.10.0.
-     */
-    get: operations["staffGetRightsSettings"];
-    /**
-     * Set the organisation's response periods
-     * @description Sets either or both periods, in days from filing. Neither may exceed 90 days (DPDP Rules
-     *     2025, rule 14(3)): a longer one is `400 VALIDATION_ERROR` naming the field. A change applies
-     *     to requests filed afterwards; filed requests keep their `dueAt`. Setting the same values
-     *     again is harmless. `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need
-     *     `X-CSRF-Token`. Added in 2.10.0.
-     */
-    put: operations["staffUpdateRightsSettings"];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the process is up. Checks nothing else; use `/readyz` for dependencies.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when the instance can serve traffic (database reachable, migrations applied, not shutting down), else `503 UNAVAILABLE`.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This OpenAPI description, as JSON */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current staff session
+         * @description Returns the session of the `guard_session` cookie, including its `csrfToken`, so a reloaded dashboard can resume.
+         */
+        get: operations["getStaffSession"];
+        put?: never;
+        /**
+         * Staff sign-in
+         * @description Signs a staff member in to one organisation and sets the `guard_session` cookie. Wrong
+         *     credentials (unknown organisation, unknown email, wrong password) are one indistinguishable
+         *     `401 UNAUTHORIZED`. Sign-in attempts are rate-limited. Takes no `Idempotency-Key`.
+         */
+        post: operations["createStaffSession"];
+        /**
+         * Staff sign-out
+         * @description Ends the session server-side and clears the cookie. Needs `X-CSRF-Token`.
+         */
+        delete: operations["deleteStaffSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's service API keys
+         * @description Every key of the session's organisation, active and revoked, newest first. Any staff role may list.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create a service API key
+         * @description Self-serve and unconditional for `admin` and `dpo`; `viewer` gets `403 FORBIDDEN`. The
+         *     full key (`gk_live_...`) is in this response only; Guard stores its hash. Takes no
+         *     `Idempotency-Key` (a replay would need the key stored in clear). Needs `X-CSRF-Token`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/api-keys/{apiKeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a service API key
+         * @description Revokes the key at once; requests with it then get `401 UNAUTHORIZED`. `revoked` is true
+         *     when this call revoked the key and false when it already was revoked. An unknown key or
+         *     another organisation's is `404 NOT_FOUND`; `viewer` gets `403 FORBIDDEN`. Needs
+         *     `X-CSRF-Token`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's webhook endpoints
+         * @description The session organisation's endpoints, newest first; deleted ones only with `includeDeleted=true`. Any staff role may list.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description `admin` and `dpo` only; `viewer` gets `403 FORBIDDEN`. The endpoint gets its own secret,
+         *     returned in this response only (Guard stores it encrypted, to sign deliveries). Events that
+         *     happen from now on are delivered to it; earlier ones are not. Takes no `Idempotency-Key`
+         *     (a replay would need the secret stored for replaying): a client that lost the answer lists
+         *     the endpoints and deletes the duplicate. Needs `X-CSRF-Token`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/webhooks/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one webhook endpoint
+         * @description Deleted endpoints are readable too (`deletedAt` is set). Another organisation's endpoint is `404 NOT_FOUND`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete (permanently disable) a webhook endpoint
+         * @description The endpoint stops receiving events at once and its queued deliveries are `cancelled`; the
+         *     record and its deliveries stay readable. `deleted` is true when this call deleted it and false
+         *     when it already was deleted. `admin` and `dpo` only. Needs `X-CSRF-Token`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint's URL, events or enabled flag
+         * @description Sends only what changes; at least one field. Queued deliveries follow the change: they go
+         *     to the new `url`, and wait while `enabled` is false (they resume, within their retry budget,
+         *     when it is set back to true). A new `events` list applies to events from now on. Repeating
+         *     the same change is harmless. `admin` and `dpo` only. Needs `X-CSRF-Token`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/staff/webhooks/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Newest first, one page at a time; pass `nextCursor` back as `cursor` for older ones. Any staff role may list.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/webhooks/{endpointId}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one delivery with its payload and attempts */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/webhooks/{endpointId}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Queues the delivery for a new attempt now, with a fresh retry budget, whatever its state
+         *     (`delivered`, `dead` or `pending`); the body and `eventId` are the same, so receivers that
+         *     de-duplicate see it once. A delivery being sent at this moment is left as it is. Repeating
+         *     the call while the delivery is queued changes nothing, so retrying it is safe. While the
+         *     endpoint is disabled the delivery waits. No request body. `admin` and `dpo` only. Needs
+         *     `X-CSRF-Token`.
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Look up an organisation by its short name (public) */
+        get: operations["getOrgBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{orgId}/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List published notices for an organisation (public, multilingual) */
+        get: operations["getNoticesForOrg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notices/{noticeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch one notice (public) */
+        get: operations["getNoticeById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{orgId}/response-periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The response periods an organisation publishes for DSRs and grievances
+         * @description DPDP Rules 2025, rule 14(3): a fiduciary publishes the period within which it responds to
+         *     grievances, at most 90 days. Apps show these before a principal files. Added in 2.10.0.
+         */
+        get: operations["getResponsePeriods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{orgId}/banner-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Banner configuration for a web domain, a native app, or the organisation default (public)
+         * @description Pass `?domain=` for the web scope, `?appId=` for the native-app scope, or neither for the
+         *     organisation default. If both are given, `domain` wins. `configVersion` is a
+         *     presentation-config version, distinct from `notice.version`: a cosmetic edit bumps it
+         *     without ever triggering re-consent.
+         */
+        get: operations["getBannerConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Single config call of the embeddable widget script (public)
+         * @description Resolves the organisation, the notice that applies to the domain group (its own if
+         *     published, else the organisation's default notice, the one with key `default`) and the
+         *     group's banner styling. Strict domain check: `domain` must be one of the group's domains
+         *     (each a domain registered to its organisation), matched exactly and case-insensitively with
+         *     no parent or sub-domain matching; anything else is `404`, the same trust boundary as
+         *     fetching a published notice.
+         */
+        get: operations["getWidgetConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notice-languages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The languages a notice may be written in (public)
+         * @description English and the 22 languages of the Eighth Schedule (DPDP Act s.5(3)), with their English
+         *     and native names and script direction. The same codes are the `NoticeLanguageCode` enum.
+         *     Deployment-wide; no organisation or capability applies.
+         */
+        get: operations["getNoticeLanguages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's notices with their versions and drafts
+         * @description Every notice of the session's organisation, oldest first, drafts and never-published notices included. Any staff role.
+         */
+        get: operations["listStaffNotices"];
+        put?: never;
+        /**
+         * Create a notice with its first draft
+         * @description The notice is not public until its draft is published. Creating again with the same `key`
+         *     and the same draft answers the existing notice (a retry); the same `key` with other content
+         *     is `409 CONFLICT` (edit the existing notice's draft instead). Also takes `Idempotency-Key`.
+         *     `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        post: operations["createStaffNotice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notices/{noticeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One notice with every version's full content and its draft */
+        get: operations["getStaffNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notices/{noticeId}/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save the notice's draft (the editable next version)
+         * @description Replaces the draft whole, or starts one. Published versions are never edited: to change a
+         *     published notice, save a draft and publish it as the next version. Saving the same draft
+         *     again changes nothing. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        put: operations["saveNoticeDraft"];
+        post?: never;
+        /**
+         * Discard the notice's draft
+         * @description `discarded` is false when there was no draft. Published versions are untouched. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        delete: operations["discardNoticeDraft"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notices/{noticeId}/draft/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the draft as principals would see it, per language
+         * @description Renders each language of the draft and lists what still stops it from being published. Any staff role.
+         */
+        get: operations["previewNoticeDraft"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notices/{noticeId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the draft as the notice's next version
+         * @description The draft becomes version n+1 and the previously published version becomes `superseded`
+         *     (consents given against it keep pointing at it; a new version asks for re-consent). Every
+         *     language must have `title`, `body`, `withdrawal`, `rights` and `complaint`, and at least
+         *     one purpose must be itemised, else `400 VALIDATION_ERROR` naming the first missing field
+         *     (for example `content.hi.withdrawal`). A draft identical to the published version changes
+         *     nothing (`created: false`). Without a draft, a notice that has a published version answers
+         *     it with `created: false` (a repeated publish); one that has none is
+         *     `400 INVALID_STATUS_TRANSITION`. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        post: operations["publishNoticeDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notices/{noticeId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive the notice (withdraw it from public view)
+         * @description The published version becomes `archived`: public reads of the notice answer 404 and new
+         *     consents against it are refused (`NOTICE_NOT_PUBLISHED`), while consents already given keep
+         *     pointing at that exact version. Archiving again answers the archived version; publishing a
+         *     new draft makes the notice public again as a new version. A notice never published is
+         *     `400 INVALID_STATUS_TRANSITION`. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        post: operations["archiveStaffNotice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/banner-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's banner settings, default first, then each domain or app with its own */
+        get: operations["listBannerSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/banner-settings/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save the organisation's default banner settings
+         * @description Every domain and app without settings of its own follows the default. Changed settings bump
+         *     `configVersion` (a cosmetic change: no re-consent); saving the same settings changes
+         *     nothing. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        put: operations["saveDefaultBannerSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The web domains registered to the organisation */
+        get: operations["listRegisteredDomains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a web domain (idempotent)
+         * @description The banner and widget then serve this exact hostname (lower-cased; a trailing dot is
+         *     dropped; no ports, schemes, wildcards, parent or sub-domain matching). Registering it again
+         *     changes nothing. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        put: operations["registerDomain"];
+        post?: never;
+        /**
+         * Unregister a web domain
+         * @description Its banner configuration then answers 404, its own settings are deleted and it leaves every
+         *     domain group. `removed` is false when it was not registered. `admin` or `dpo`; needs
+         *     `X-CSRF-Token`.
+         */
+        delete: operations["removeRegisteredDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/domains/{domain}/banner-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save a registered domain's own banner settings
+         * @description They override the default for this domain only. The first save continues from the version
+         *     the domain showed before, so its `configVersion` only goes up. `admin` or `dpo`; needs
+         *     `X-CSRF-Token`.
+         */
+        put: operations["saveDomainBannerSettings"];
+        post?: never;
+        /**
+         * Remove a domain's own banner settings (it follows the default again)
+         * @description The default's `configVersion` is raised above the removed one if needed, so the domain never
+         *     shows a version it showed before. `removed` is false when it had none. `admin` or `dpo`;
+         *     needs `X-CSRF-Token`.
+         */
+        delete: operations["removeDomainBannerSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The native app ids registered to the organisation */
+        get: operations["listRegisteredApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register a native app id (idempotent)
+         * @description A bundle id or package name, matched exactly (case-sensitive). `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        put: operations["registerApp"];
+        post?: never;
+        /**
+         * Unregister a native app id
+         * @description Its banner configuration then answers 404 and its own settings are deleted. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        delete: operations["removeRegisteredApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/apps/{appId}/banner-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save a registered app's own banner settings
+         * @description As for a domain. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        put: operations["saveAppBannerSettings"];
+        post?: never;
+        /**
+         * Remove an app's own banner settings (it follows the default again)
+         * @description As for a domain. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        delete: operations["removeAppBannerSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/domain-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's domain groups (widget configurations) */
+        get: operations["listDomainGroups"];
+        put?: never;
+        /**
+         * Create a domain group
+         * @description Its id is the widget script's `?id=`. Creating again with the same name and definition
+         *     answers the existing group (a retry); the same name with another definition is
+         *     `409 CONFLICT`. Also takes `Idempotency-Key`. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        post: operations["createDomainGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/domain-groups/{domainGroupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One domain group */
+        get: operations["getDomainGroup"];
+        /**
+         * Replace a domain group's definition
+         * @description Name, domains, notice and styling are replaced whole. `configVersion` bumps only when the
+         *     styling changes. Saving the same definition changes nothing. `admin` or `dpo`; needs
+         *     `X-CSRF-Token`.
+         */
+        put: operations["updateDomainGroup"];
+        post?: never;
+        /**
+         * Delete a domain group
+         * @description Its widget id then answers 404; its domains stay registered. `deleted` is false when there was none. `admin` or `dpo`; needs `X-CSRF-Token`.
+         */
+        delete: operations["deleteDomainGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's capabilities and whether each is on
+         * @description Any staff role. Every capability is on unless an admin switched it off.
+         */
+        get: operations["listCapabilities"];
+        /**
+         * Switch capabilities on or off
+         * @description Sets each capability named in `capabilities` and leaves the others as they are (so two
+         *     admins switching different capabilities do not undo each other); repeating a call changes
+         *     nothing. Takes effect on the next request on every instance. An unknown name is
+         *     `400 VALIDATION_ERROR` naming `capabilities.<name>`. `admin` only: `dpo` and `viewer` get
+         *     `403 FORBIDDEN`. Needs `X-CSRF-Token`.
+         */
+        put: operations["setCapabilities"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/organization/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's consent and Consent Gate settings in force
+         * @description The values in force, defaults filled in: what anonymous capture, the children's rule and
+         *     the Consent Gate's bypass alerts use right now. Any staff role may read. Added in 2.10.0.
+         */
+        get: operations["staffGetOrganizationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some of the organisation's consent and Consent Gate settings
+         * @description Sends only what changes, at least one setting; a nested object may name only some of its
+         *     members (the others keep their values). Answers the settings now in force and applies from
+         *     the next request on every instance. Unlike other request bodies, this one is checked for
+         *     unknown keys: a misspelt setting is `400 VALIDATION_ERROR` naming it (for example
+         *     `consentGate.denyTreshold`), because a setting silently ignored would leave the
+         *     organisation believing it had changed something. Every change is appended to the
+         *     organisation's audit chain (`organization.settings_changed`, with the values before and
+         *     after and who made it). Idempotent: sending the same body again changes nothing, writes
+         *     nothing and leaves `updatedAt` as it was. `viewer` sessions get `403 FORBIDDEN`;
+         *     cookie-authenticated calls need `X-CSRF-Token`. Added in 2.10.0.
+         */
+        patch: operations["staffUpdateOrganizationSettings"];
+        trace?: never;
+    };
+    "/api/v1/auth/broker-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a short-lived principal access token
+         * @description Called by the fiduciary's backend with its service API key (never a principal
+         *     credential). The token lives 15 minutes by default (configurable, at most 60). No refresh
+         *     token is issued: the app asks its backend to broker again once the token expires. Takes no
+         *     `Idempotency-Key` (the token is a secret). Revoking the service key ends every token it
+         *     brokered: from then on they are `401 UNAUTHORIZED` (since 2.10.0).
+         */
+        post: operations["brokerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents/anonymous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record consent for a not-yet-authenticated guest (public, rate-limited)
+         * @description Unauthenticated public write, keyed by a client-generated `anonymousId`; later linked to
+         *     the principal by `POST /api/v1/link-anonymous-consent`. The consent is given against the
+         *     notice's published version, for a purpose the notice itemises. An active consent of the
+         *     same guest for the same notice version and purpose is `400 ALREADY_CONSENTED` here (not
+         *     409, as in contract 1.6.0); one against an older version of the notice is replaced (that
+         *     is re-consent). A retried request with the same `Idempotency-Key` (scoped to
+         *     `organizationId`) returns the original response instead of recording the consent twice.
+         *     Rate-limited per client address and per organisation (by default 120 and 6000 a minute).
+         */
+        post: operations["giveConsentAnonymous"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/link-anonymous-consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile a guest's anonymous consent trail into the now-known principal
+         * @description Moves the guest's consents (given under `anonymousId` at the principal's organisation) to
+         *     the principal, as source `linked`. Idempotent: re-linking the same `anonymousId` never
+         *     materialises a consent twice (`linkedCount` counts consents moved by this call).
+         *     `needsReconsent` lists the (notice, purpose) pairs of this guest's linked, active consents
+         *     whose notice now has a newer published version. A guest consent for a notice and purpose
+         *     the principal already holds actively is linked as withdrawn, as is a tracking consent when
+         *     the principal is a verified child and the organisation blocks tracking for children.
+         */
+        post: operations["linkAnonymousConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cm/v1/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a new consent on behalf of a known data principal
+         * @description The principal is found by `email` (associated by `POST /api/v1/auth/broker-token`). The
+         *     consent is given against the notice's published version, for a purpose the notice
+         *     itemises; an active consent against an older version of the notice is replaced (re-consent).
+         *     Tracking, behavioural-monitoring and targeted-advertising purposes for a verified child (a
+         *     principal with verified parental consent, `POST /api/v1/age/verify-parent`) are refused
+         *     with `403 MINOR_TRACKING_BLOCKED` when the organisation blocks tracking for children (the
+         *     default; DPDP Act s.9(3)). A purpose counts as tracking when the notice's itemised entry
+         *     carries `tracking: true`, or, without that flag, when its label names tracking, behavioural
+         *     monitoring, targeting, advertising, ads, retargeting, remarketing, profiling, marketing or
+         *     analytics. Legacy `Error` error shape, now with `code` (see "Known gap").
+         */
+        post: operations["recordConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cm/v1/consent/{consentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch one consent record */
+        get: operations["getConsent"];
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a consent
+         * @description Withdrawal is deliberately as easy as giving consent (s.6(4)) - no request body, one call.
+         */
+        delete: operations["withdrawConsent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cm/signal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive an inbound consent signal from a registered Consent Manager
+         * @description The reverse direction of `/cm/v1/consent`, authenticated with the same organisation-scoped
+         *     service API key. MeitY's registered-CM interoperability spec is not published yet, so every
+         *     signal lands `mappingStatus: unresolved` unless it exactly repeats a recorded signal, in
+         *     which case it lands `duplicate` and still answers 201. Legacy `Error` error shape, now with
+         *     `code` (see "Known gap").
+         */
+        post: operations["receiveCmSignal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consent-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve a data principal to their consent status
+         * @description For e-commerce and CMS plugins and the dashboard lookup console. Pass exactly one of
+         *     `email` or `externalId`: neither or both is `400 VALIDATION_ERROR`. An identifier that
+         *     resolves to no principal of the calling key's organisation is `404 NOT_FOUND`.
+         */
+        get: operations["getConsentStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dsr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's own DSR requests, with SLA dueAt */
+        get: operations["listDsrRequestsForCurrentUser"];
+        put?: never;
+        /**
+         * File a data-subject request
+         * @description Authenticated with a brokered principal access token, not a staff login. The principal
+         *     must belong to the organisation (its own, or a prior consent link), else
+         *     `400 NOT_ASSOCIATED_WITH_ORG`. The request's `details` comes back as `requestDetails`.
+         */
+        post: operations["createDsrRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/grievances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's own grievances, with SLA dueAt */
+        get: operations["listGrievancesForCurrentUser"];
+        put?: never;
+        /**
+         * File a grievance
+         * @description The principal must belong to the organisation (its own, or a prior consent link), else `400 NOT_ASSOCIATED_WITH_ORG`.
+         */
+        post: operations["createGrievance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nomination": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's active successor nomination */
+        get: operations["getNomination"];
+        /**
+         * Set or replace the caller's successor nomination
+         * @description Idempotent in effect - calling again with new details updates the same active nomination rather than creating a second one.
+         */
+        put: operations["upsertNomination"];
+        post?: never;
+        /**
+         * Revoke the caller's nomination
+         * @description Withdrawal parity with consent - one call, the same friction as setting a nomination. A no-op (still 200, `revoked` false) if none was active.
+         */
+        delete: operations["revokeNomination"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/age/verify-parent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify parental consent for the calling principal
+         * @description Verifies through a DigiLocker or authorised-entity opaque token; only the token is sent,
+         *     no identity document leaves the device. There is no child id parameter: the brokered
+         *     principal is the profile being verified, and from then on counts as a verified child
+         *     (see `MINOR_TRACKING_BLOCKED`); where the organisation blocks tracking for children, the
+         *     principal's active tracking consents are withdrawn. The provider sits behind a
+         *     server-side interface; the verification is recorded (principal, time, provider, SHA-256
+         *     of the token, never the token). Presenting the same token again answers `ok` and records
+         *     nothing new. The verifier shipped verifies signed test tokens and is for testing and
+         *     integration only; production deployments replace it with a DigiLocker-backed one.
+         */
+        post: operations["verifyParent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consent/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Consent Gate - may processing that depends on this consent go ahead?
+         * @description Read-only stop-processing enforcement. `allow` means the consent is active; `deny` means it
+         *     was withdrawn and processing that depends on it must stop. Another organisation's consent
+         *     is `404`, not `403`, so the route cannot probe for consent ids. Never mutates the consent;
+         *     appends an immutable decision row to the audit log while decision recording is on.
+         */
+        post: operations["verifyConsentGate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consent/gate/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tail the Consent Gate decision audit log
+         * @description Append-only log for a fiduciary's SIEM or on-call tooling, newest first. Empty (not an error) while decision recording is off.
+         */
+        get: operations["listConsentGateDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consent/gate/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Consents denied repeatedly inside the rolling window
+         * @description Derived entirely from the decision log; stores and mutates nothing. Most recently denied
+         *     first. `windowMs` and `denyThreshold` are echoed on every response, including an empty
+         *     one; `alerts` is empty (not an error) while bypass detection is off.
+         */
+        get: operations["listConsentGateBypassAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention/due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scheduled erasures whose retention window has elapsed
+         * @description Active (not yet cancelled or executed) scheduled erasures of the calling key's organisation whose window has elapsed. Read only; writes stay in the dashboard.
+         */
+        get: operations["listDueRetentions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/breaches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The breach register (s.8(6))
+         * @description Simulated (drill) breaches are excluded. Read only; writes stay in the dashboard.
+         */
+        get: operations["listBreaches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cross-border/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Processing activities declared as crossing borders (s.16)
+         * @description Active processing-activity entries flagged as cross-border; archived ones are excluded. Read only; writes stay in the dashboard.
+         */
+        get: operations["listCrossBorderTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offline-consent/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint an offline (QR) consent link
+         * @description For a fiduciary's server integration (hospital system, POS terminal, core banking). The
+         *     returned `token` resolves at `/offline-consent/{token}` on the deployment's origin; render
+         *     that URL as a QR code. Rate-limited per API key.
+         */
+        post: operations["createOfflineConsentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offline/captures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync signed offline capture sessions
+         * @description An enrolled device, or the server fronting a fleet of them, pushes queued capture sessions
+         *     when connectivity returns. The server recomputes each session's `dpdpcca/2` canonical
+         *     string and verifies the signature against the device's enrolled public key.
+         *
+         *     Every session is processed independently, so **partial success is normal**: a 200 does not
+         *     mean every session was accepted, inspect each result's `status`. Only the envelope (a JSON
+         *     object with 1-200 `sessions`) can fail the whole batch with 400; a session that does not
+         *     match `OfflineCaptureSession` is answered `rejected` with reason `invalid_session`, and
+         *     one that fails verification is `quarantined` with a reason and kept as evidence. A
+         *     replayed `clientSessionId` returns its first result and writes nothing. Rate-limited per
+         *     API key.
+         */
+        post: operations["syncOfflineCaptures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offline/pos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a point-of-sale consent request
+         * @description Called by a till when a phone number is keyed in. Returns a token the receipt renders as a
+         *     short link or QR code; the customer confirms at `/consent/{token}`. **The response is not a
+         *     consent**: none exists until the principal confirms. Unanswered requests expire after 72
+         *     hours into the DPO queue. `phone` is normalised and HMAC'd per organisation before
+         *     storage, never stored in the clear. Rate-limited per API key.
+         */
+        post: operations["createPosConsentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offline/ivr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store an IVR consent artefact from a telephony partner
+         * @description Guard defines this adapter contract but does not build telephony. A `dtmfSequence`
+         *     beginning with `1` is acceptance and records an audited consent (source `offline_ivr`);
+         *     anything else stores the artefact without a consent, so a refusal is kept as evidence.
+         *     `partnerCallId` is the natural idempotency key: a resubmission returns the original
+         *     artefact. Rate-limited per API key.
+         */
+        post: operations["recordIvrConsentArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/dsr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's DSR queue (fiduciary/DPO surface)
+         * @description Called with the DPO's dashboard session, or with the organisation's service API key from a
+         *     backend. `organizationId` must be the caller's own organisation, else
+         *     `400 NOT_ASSOCIATED_WITH_ORG` (as in contract 1.6.0). Earliest deadline first; the optional
+         *     filters (added in 2.10.0) combine with AND.
+         */
+        get: operations["staffListDsrRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/dsr/statutory-basis-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pre-built statutory citations for denying an erasure request
+         * @description Empty `suggestions` (not an error) while statutory denial is switched off.
+         */
+        get: operations["staffListStatutoryBasisSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/dsr/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One DSR request with its history
+         * @description The request and every move of its state machine (who, when, why), oldest first. Any staff
+         *     role may read. Another organisation's request is `404`. Added in 2.10.0.
+         */
+        get: operations["staffGetDsrRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a DSR request forward (forward-only state machine)
+         * @description pending -> in_progress -> completed | rejected; anything else is
+         *     `400 INVALID_STATUS_TRANSITION`. `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated
+         *     calls need `X-CSRF-Token`. Another organisation's request is `404`.
+         */
+        patch: operations["staffUpdateDsrStatus"];
+        trace?: never;
+    };
+    "/api/v1/staff/dsr/{requestId}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Auto-generate the response to a summary-type DSR and mark it completed
+         * @description A request of another type, or in a terminal state, is `400 INVALID_STATUS_TRANSITION`. `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
+         */
+        post: operations["staffGenerateDsrSummary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/dsr/{requestId}/statutory-denial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny an erasure request on a documented statutory basis
+         * @description Erasure requests only; moves the request to `rejected` and records the basis. While
+         *     statutory denial is switched off this answers `400` (as in contract 1.6.0), not 404.
+         *     `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
+         */
+        post: operations["staffRejectDsrWithStatutoryBasis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/grievances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's grievance queue (fiduciary/DPO surface)
+         * @description `organizationId` must be the caller's own organisation, else `400 NOT_ASSOCIATED_WITH_ORG` (as in contract 1.6.0). Earliest deadline first; the optional filters (added in 2.10.0) combine with AND.
+         */
+        get: operations["staffListGrievances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/grievances/{grievanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One grievance with its history
+         * @description The grievance and every move of its state machine (who, when, why; each staff response is
+         *     the `reason` of its move), oldest first. Any staff role may read. Another organisation's
+         *     grievance is `404`. Added in 2.10.0.
+         */
+        get: operations["staffGetGrievance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/grievances/{grievanceId}/respond": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Respond to a grievance and move it forward
+         * @description open -> in_progress -> resolved; anything else is `400 INVALID_STATUS_TRANSITION`.
+         *     `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
+         */
+        post: operations["staffRespondToGrievance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/rights/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's response periods for DSRs and grievances
+         * @description Any staff role may read. Added in 2.10.0.
+         */
+        get: operations["staffGetRightsSettings"];
+        /**
+         * Set the organisation's response periods
+         * @description Sets either or both periods, in days from filing. Neither may exceed 90 days (DPDP Rules
+         *     2025, rule 14(3)): a longer one is `400 VALIDATION_ERROR` naming the field. A change applies
+         *     to requests filed afterwards; filed requests keep their `dueAt`. Setting the same values
+         *     again is harmless. `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need
+         *     `X-CSRF-Token`. Added in 2.10.0.
+         */
+        put: operations["staffUpdateRightsSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /**
-     * @description Opaque id: a 2-6 letter type prefix, `_`, then 8-64 letters or digits (`org_...`, `ntc_...`,
-     *     `cns_...`). At most 71 characters; never contains `|` or `,`. A malformed id in a path, query
-     *     or body is `400 VALIDATION_ERROR`.
-     * @example org_9f2c4a7b1d3e
-     */
-    Id: string;
-    /**
-     * @description An organisation's short name: lowercase letters, digits and inner hyphens, 1-64 characters.
-     * @example acme-health
-     */
-    Slug: string;
-    /** @description A consent purpose label such as `Marketing`. Part of the audit hash, so it may not contain `|`. */
-    Purpose: string;
-    /** @description A personal-data type such as `email`. Part of the audit hash, so it may not contain `|` or `,`. */
-    DataType: string;
-    /** @description Personal-data types the consent covers (1-100). */
-    DataTypeList: components["schemas"]["DataType"][];
-    /** @description An identifier minted outside Guard (the fiduciary's user id, a client-generated anonymous id, a partner's call id); 1-200 characters. */
-    ExternalId: string;
-    /** Format: email */
-    EmailAddress: string;
-    /** @description A language tag such as `en` or `hi-IN` (an Eighth Schedule language or English). */
-    Locale: string;
-    /** @description Error body of every non-2xx `/api/v1` answer. Branch on `code`; the message is not part of the contract. Unknown extra properties may appear and must be ignored. */
-    ApiError: {
-      /**
-       * @description Stable, machine-readable error code from the contract's error catalog
-       *     (`contract/errors.json`). `x-guard-codes` lists every code `/api/v1` can return, in
-       *     catalog order; treat an unknown code like any other error of its HTTP status.
-       * @example VALIDATION_ERROR
-       * @example NOT_FOUND
-       * @example RATE_LIMITED
-       */
-      code: string;
-      /** @description Human-readable message. */
-      error: string;
-      /** @description Id of the request (also the `x-request-id` response header). Added in 2.10.0. */
-      requestId?: string;
-      /** @description For `VALIDATION_ERROR`, the offending field (for example `dataTypes` or `/dataTypes/0`). Added in 2.10.0. */
-      field?: string;
-    } & {
-      [key: string]: unknown;
-    };
-    /** @description Legacy error body of `/cm/v1/*` and `POST /api/v1/cm/signal`. See the "Known gap" note in the top-level description. */
-    Error: {
-      /** @description Free-text message. Not part of the contract; branch on `code`. */
-      error: string;
-      /**
-       * @description Catalog code (one of `ApiError.code`'s `x-guard-codes`). Sent since 2.10.0; optional here only so 2.9.0 readers stay valid.
-       * @example NOT_FOUND
-       */
-      code?: string;
-      /** @description Id of the request (also the `x-request-id` response header). Added in 2.10.0. */
-      requestId?: string;
-      /** @description For `VALIDATION_ERROR`, the offending field. Added in 2.10.0. */
-      field?: string;
-    } & {
-      [key: string]: unknown;
-    };
-    OrgSummary: {
-      /** @description Id of the organisation. */
-      orgId: string;
-      name: string;
-      slug: string;
-    };
-    /** @description One purpose the notice itemises, with the personal data it uses. */
-    NoticeItemizedPurpose: {
-      purpose: string;
-      personalDataDescription: string;
-      /** @description Present when the notice declares whether the purpose is tracking, behavioural monitoring or targeted advertising (DPDP s.9(3)). Added in 2.10.0. */
-      tracking?: boolean;
-    };
-    /** @description The notice text in one language. */
-    NoticeLanguageContent: {
-      title: string;
-      body: string;
-      /** @description How to withdraw consent (s.6(4)). */
-      withdrawal?: string;
-      /** @description The principal's rights and how to exercise them. */
-      rights?: string;
-      /** @description How to complain to the Data Protection Board. */
-      complaint?: string;
-    };
-    /** @description Map of language code (for example `en`, `hi`) to `{ title, body }`; one entry per language the notice is published in (s.5(3)). */
-    NoticeContent: {
-      [key: string]: components["schemas"]["NoticeLanguageContent"];
-    };
-    Notice: {
-      /** @description Id of the notice. */
-      _id: string;
-      /** @description Same value as `_id`, under the name the rest of the API uses. Added in 2.10.0. */
-      noticeId?: string;
-      organizationId: string;
-      /** @description The notice version; a new version asks for re-consent. Distinct from the banner `configVersion`. */
-      version: number;
-      itemized: components["schemas"]["NoticeItemizedPurpose"][];
-      content: components["schemas"]["NoticeContent"];
-      /**
-       * @description `superseded` and `archived` were added in 2.10.0. Public listings return `published` notices only.
-       * @enum {string}
-       */
-      status: "draft" | "published" | "superseded" | "archived";
-      /** @description Epoch ms the notice was published, or null if it never was. Added in 2.10.0. */
-      publishedAt?: number | null;
-      /** @description Language codes of `content`, in the organisation's preferred order. Added in 2.10.0. */
-      languages?: string[];
-    };
-    /** @description Presentation settings of the consent banner (colours, position, texts). Open object; its keys are the dashboard's. */
-    BannerSettings: {
-      [key: string]: unknown;
-    };
-    WidgetConfig: {
-      organizationId: string;
-      noticeId: string;
-      notice: {
-        content: components["schemas"]["NoticeContent"];
-        itemized: components["schemas"]["NoticeItemizedPurpose"][];
-        /** @description Language codes of `content`, in the organisation's order. Added in 2.10.0. */
-        languages?: string[];
-      };
-      /** @description Present only if the domain group has customised banner styling. */
-      bannerSettings?: components["schemas"]["BannerSettings"];
-      /** @description The published version of `notice`; consent given from this widget is recorded against it. Added in 2.10.0. */
-      noticeVersion?: number;
-      /** @description The domain group's styling version, present with `bannerSettings`; a change never asks for re-consent. Added in 2.10.0. */
-      configVersion?: number;
-    };
-    /**
-     * @description A language a notice may be written in: English (`en`) or one of the 22 languages of the
-     *     Eighth Schedule to the Constitution (DPDP Act s.5(3)). ISO 639-1 where one exists, else
-     *     ISO 639-2/3. `GET /api/v1/notice-languages` serves the same list with names.
-     * @enum {string}
-     */
-    NoticeLanguageCode:
-      | "en"
-      | "as"
-      | "bn"
-      | "brx"
-      | "doi"
-      | "gu"
-      | "hi"
-      | "kn"
-      | "ks"
-      | "kok"
-      | "mai"
-      | "ml"
-      | "mni"
-      | "mr"
-      | "ne"
-      | "or"
-      | "pa"
-      | "sa"
-      | "sat"
-      | "sd"
-      | "ta"
-      | "te"
-      | "ur";
-    NoticeLanguageInfo: {
-      code: components["schemas"]["NoticeLanguageCode"];
-      /** @description English name, for example `Tamil`. */
-      name: string;
-      /** @description The language's name for itself (CLDR), for a language picker. */
-      nativeName: string;
-      /**
-       * @description Script direction to render the notice in.
-       * @enum {string}
-       */
-      direction: "ltr" | "rtl";
-      /** @description False only for English. */
-      eighthSchedule: boolean;
-    };
-    NoticeItemizedPurposeInput: {
-      purpose: components["schemas"]["Purpose"];
-      /** @description The personal data this purpose uses. */
-      personalDataDescription: string;
-      /** @description Declares whether the purpose is tracking, behavioural monitoring or targeted advertising (refused for a verified child, DPDP s.9(3)); when absent, the purpose's label decides. */
-      tracking?: boolean;
-    };
-    /**
-     * @description The notice text in one language. A draft may hold any subset; publishing needs all five
-     *     (`title`, `body`, and the DPDP Rule 3 texts `withdrawal`, `rights`, `complaint`).
-     */
-    NoticeLanguageContentInput: {
-      title?: string;
-      /** @description Up to 100000 characters. */
-      body?: string;
-      /** @description How to withdraw consent, as easily as it was given (s.6(4)). */
-      withdrawal?: string;
-      /** @description How to exercise the principal's rights (access, correction, erasure, nomination, grievance). */
-      rights?: string;
-      /** @description How to complain to the Data Protection Board of India. */
-      complaint?: string;
-    };
-    /**
-     * @description A notice draft as staff write it. Both members are optional and a draft may be incomplete;
-     *     a saved draft replaces the previous one whole. `content` keys must be `NoticeLanguageCode`
-     *     values (another key is `400 VALIDATION_ERROR` naming `content.<key>`); purposes must be
-     *     unique, and text that is only whitespace is refused.
-     */
-    NoticeDraftInput: {
-      /** @description Each purpose with the personal data it uses (DPDP Rule 3), 1-100. */
-      itemized?: components["schemas"]["NoticeItemizedPurposeInput"][];
-      /** @description Language code -> texts, at most 23 languages. */
-      content?: {
-        [key: string]: components["schemas"]["NoticeLanguageContentInput"];
-      };
-    };
-    /** @description One thing that stops a draft from being published. */
-    NoticeProblem: {
-      /** @description The missing or incomplete part, for example `content.hi.withdrawal` or `itemized`. */
-      field: string;
-      message: string;
-    };
-    /** @description A draft's text in one language; any member may still be missing. */
-    NoticeDraftLanguageContent: {
-      title?: string;
-      body?: string;
-      withdrawal?: string;
-      rights?: string;
-      complaint?: string;
-    };
-    /** @description The editable next version of a notice. Not public and not evidence; consents are never given against it. */
-    NoticeDraft: {
-      noticeId: string;
-      /** @description The organisation's name for the notice (`default` is the organisation's default notice). */
-      key: string;
-      itemized: components["schemas"]["NoticeItemizedPurpose"][];
-      content: {
-        [key: string]: components["schemas"]["NoticeDraftLanguageContent"];
-      };
-      /** @description Language codes of `content`, in the order given. */
-      languages: string[];
-      /** @description Epoch ms the draft was started. */
-      createdAt: number;
-      /** @description Epoch ms of the last change. */
-      updatedAt: number;
-      /** @description Staff id of the last editor. */
-      updatedBy: string | null;
-      /** @description True when `problems` is empty. */
-      publishable: boolean;
-      problems: components["schemas"]["NoticeProblem"][];
-    };
-    /** @description What a principal reading the notice in one language would see. */
-    NoticeRendering: {
-      language: string;
-      name: string;
-      nativeName: string;
-      /** @enum {string} */
-      direction: "ltr" | "rtl";
-      title?: string;
-      body?: string;
-      withdrawal?: string;
-      rights?: string;
-      complaint?: string;
-      itemized: components["schemas"]["NoticeItemizedPurpose"][];
-      /** @description Texts this language still lacks (`title`, `body`, `withdrawal`, `rights`, `complaint`). */
-      missing: string[];
-    };
-    NoticePreview: {
-      noticeId: string;
-      /** @description The version publishing would create (the current version when `unchanged`). */
-      nextVersion: number;
-      /** @description The published version already has exactly this content; publishing would change nothing. */
-      unchanged: boolean;
-      publishable: boolean;
-      problems: components["schemas"]["NoticeProblem"][];
-      /** @description One per language of the draft, in its order. */
-      renderings: components["schemas"]["NoticeRendering"][];
-      /** @description Present when publishable - the `Notice` public reads will return once published (status `draft` until then). */
-      notice?: components["schemas"]["Notice"];
-    };
-    /** @description A version as staff see it, with its lifecycle. */
-    StaffNoticeVersion: components["schemas"]["Notice"] & {
-      /** @description Epoch ms a newer version replaced it. */
-      supersededAt: number | null;
-      /** @description Epoch ms it was archived. */
-      archivedAt: number | null;
-      /** @description Staff id of the publisher; null when published from the command line. */
-      publishedBy: string | null;
-      /** @description Staff id of whoever archived it. */
-      archivedBy: string | null;
-    };
-    StaffNoticeVersionSummary: {
-      version: number;
-      /**
-       * @description `published`, `superseded` or `archived` (drafts are not versions; see `NoticeDraft`).
-       * @enum {string}
-       */
-      status: "draft" | "published" | "superseded" | "archived";
-      languages: string[];
-      /** @description Epoch ms. */
-      publishedAt: number | null;
-      /** @description Epoch ms. */
-      supersededAt: number | null;
-      /** @description Epoch ms. */
-      archivedAt: number | null;
-      publishedBy: string | null;
-    };
-    StaffNoticeSummary: {
-      noticeId: string;
-      key: string;
-      /** @description Epoch ms. */
-      createdAt: number;
-      /**
-       * @description `draft` (never published), `published` (a version is public) or `archived` (withdrawn from public view).
-       * @enum {string}
-       */
-      status: "draft" | "published" | "archived";
-      /** @description The public version, if any. */
-      publishedVersion: number | null;
-      /** @description The newest version, whatever its status; null if never published. */
-      latestVersion: number | null;
-      /** @description The pending draft, if any. */
-      draft: null | {
-        /** @description Epoch ms. */
-        updatedAt: number;
-        updatedBy: string | null;
-        publishable: boolean;
-      };
-      /** @description Every version, oldest first. */
-      versions: components["schemas"]["StaffNoticeVersionSummary"][];
-    };
-    StaffNoticeDetail: {
-      noticeId: string;
-      key: string;
-      /** @description Epoch ms. */
-      createdAt: number;
-      /** @enum {string} */
-      status: "draft" | "published" | "archived";
-      publishedVersion: number | null;
-      latestVersion: number | null;
-      draft: null | components["schemas"]["NoticeDraft"];
-      /** @description Every version with its full content, oldest first. Published versions are never edited. */
-      versions: components["schemas"]["StaffNoticeVersion"][];
-    };
-    NoticePublication: {
-      noticeId: string;
-      /** @description The published version. */
-      version: number;
-      /** @description False when nothing changed (the content was already published, or this repeats a publication). */
-      created: boolean;
-      notice: components["schemas"]["Notice"];
-    };
-    /** @description A CSS hex colour, `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa`. */
-    HexColor: string;
-    /** Format: uri */
-    HttpsUrl: string;
-    /** @description The banner's own texts in one language (the notice itself comes from the notice). */
-    BannerTexts: {
-      title?: string;
-      description?: string;
-      acceptAll?: string;
-      rejectAll?: string;
-      preferences?: string;
-      save?: string;
-      privacyPolicyLinkText?: string;
-    };
-    /**
-     * @description Banner presentation settings as staff save them: every key optional, and a saved object
-     *     replaces the previous one whole. Keys not listed here (at any depth) are refused with
-     *     `400 VALIDATION_ERROR` naming the key, so a misspelt setting is never stored and ignored;
-     *     `texts` keys must be `NoticeLanguageCode` values. Saving changed settings bumps
-     *     `configVersion` and never asks principals to consent again.
-     */
-    BannerSettingsInput: {
-      /** @enum {string} */
-      position?: "bottom" | "top" | "bottom-left" | "bottom-right" | "center";
-      /** @enum {string} */
-      layout?: "bar" | "box" | "modal";
-      /** @enum {string} */
-      theme?: "light" | "dark" | "auto";
-      colors?: {
-        background?: components["schemas"]["HexColor"];
-        text?: components["schemas"]["HexColor"];
-        primary?: components["schemas"]["HexColor"];
-        primaryText?: components["schemas"]["HexColor"];
-        secondary?: components["schemas"]["HexColor"];
-        secondaryText?: components["schemas"]["HexColor"];
-        link?: components["schemas"]["HexColor"];
-        border?: components["schemas"]["HexColor"];
-      };
-      /** @description A CSS font-family list; letters, digits, spaces, commas, quotes and hyphens only. */
-      fontFamily?: string;
-      /** @description Corner radius in CSS pixels. */
-      borderRadius?: number;
-      logoUrl?: components["schemas"]["HttpsUrl"];
-      privacyPolicyUrl?: components["schemas"]["HttpsUrl"];
-      defaultLanguage?: components["schemas"]["NoticeLanguageCode"];
-      /** @description Show "reject all" beside "accept all" (refusing as easily as accepting). */
-      showRejectAll?: boolean;
-      /** @description Offer per-purpose choices. */
-      showPreferences?: boolean;
-      /** @description Banner texts per language code, at most 23. */
-      texts?: {
-        [key: string]: components["schemas"]["BannerTexts"];
-      };
-    };
-    BannerSettingsBody: {
-      bannerSettings: components["schemas"]["BannerSettingsInput"];
-    };
-    /** @description The settings a scope has of its own (the default always has some). */
-    BannerScopeSettings: {
-      /** @enum {string} */
-      scope: "default" | "domain" | "app";
-      /** @description For `domain` scope. */
-      domain?: string;
-      /** @description For `app` scope. */
-      appId?: string;
-      bannerSettings: components["schemas"]["BannerSettings"];
-      /** @description What `GET /api/v1/org/{orgId}/banner-config` reports for this scope. */
-      configVersion: number;
-      /** @description Epoch ms. */
-      updatedAt: number;
-    };
-    RegisteredDomain: {
-      /** @description Lower-case hostname; matched exactly (no parent or sub-domain matching). */
-      domain: string;
-      /** @description Epoch ms. */
-      createdAt: number;
-      /** @description The domain groups serving this domain. */
-      domainGroupIds: string[];
-      hasOwnBannerSettings: boolean;
-    };
-    RegisteredApp: {
-      appId: string;
-      /** @description Epoch ms. */
-      createdAt: number;
-      hasOwnBannerSettings: boolean;
-    };
-    /**
-     * @description A domain group's whole definition (a save replaces it). Omitted `domains` means none,
-     *     omitted `noticeId` means the organisation's default notice (the one with key `default`),
-     *     omitted `bannerSettings` means no styling of its own.
-     */
-    DomainGroupInput: {
-      /** @description Unique within the organisation. */
-      name: string;
-      /** @description Registered domains of the organisation this group serves (an unregistered one is `400 VALIDATION_ERROR`). */
-      domains?: string[];
-      /** @description A notice of the organisation; while it has no published version the default notice applies. */
-      noticeId?: components["schemas"]["Id"];
-      bannerSettings?: components["schemas"]["BannerSettingsInput"];
-    };
-    DomainGroup: {
-      /** @description The widget script's `?id=`. */
-      domainGroupId: string;
-      name: string;
-      domains: string[];
-      noticeId: string | null;
-      /** @description The group's own banner styling, or null. */
-      bannerSettings: null | components["schemas"]["BannerSettings"];
-      /** @description Bumped whenever `bannerSettings` changes; reported by the widget config. */
-      configVersion: number;
-      /** @description Epoch ms. */
-      createdAt: number;
-      /** @description Epoch ms. */
-      updatedAt: number;
-    };
-    /**
-     * @description A per-organisation capability (all on by default). Switched off, the operations it gates
-     *     answer `404 NOT_FOUND` as if absent: `cm_api` (recordConsent, getConsent,
-     *     withdrawConsent); `mobile_api` (getOrgBySlug, getNoticesForOrg, getNoticeById,
-     *     getBannerConfig, getWidgetConfig, brokerToken, giveConsentAnonymous, linkAnonymousConsent,
-     *     the principal DSR, grievance, nomination and verify-parent routes, staffListDsrRequests,
-     *     staffListStatutoryBasisSuggestions, staffListGrievances); `cm_inbound_signals`
-     *     (receiveCmSignal); `consent_gate` (verifyConsentGate); `consent_gate_audit`
-     *     (listConsentGateDecisions, listConsentGateBypassAlerts); `retention_api`
-     *     (listDueRetentions); `breach_register_api` (listBreaches); `cross_border_api`
-     *     (listCrossBorderTransfers); `offline_consent_links` (createOfflineConsentLink);
-     *     `offline_agent_capture` (syncOfflineCaptures); `offline_async_consent`
-     *     (createPosConsentRequest, recordIvrConsentArtifact). These change behaviour instead:
-     *     `consent_gate_decision_audit` (off: decisions are not recorded),
-     *     `consent_gate_bypass_alerts` (off: no alerts), `offline_consent_bridge` (off: links are not
-     *     redeemable), `dsr_statutory_denial` (off: denial answers 400, suggestions are empty).
-     * @enum {string}
-     */
-    CapabilityName:
-      | "cm_api"
-      | "mobile_api"
-      | "cm_inbound_signals"
-      | "consent_gate"
-      | "consent_gate_decision_audit"
-      | "consent_gate_audit"
-      | "consent_gate_bypass_alerts"
-      | "retention_api"
-      | "breach_register_api"
-      | "cross_border_api"
-      | "offline_consent_links"
-      | "offline_consent_bridge"
-      | "offline_agent_capture"
-      | "offline_async_consent"
-      | "dsr_statutory_denial";
-    Capability: {
-      name: components["schemas"]["CapabilityName"];
-      enabled: boolean;
-      description: string;
-      /** @description operationIds that answer 404 while it is off (empty for capabilities that change behaviour instead). */
-      operations: string[];
-    };
-    CapabilityList: {
-      capabilities: components["schemas"]["Capability"][];
-    };
-    RemovedResult: {
-      /** @description False when there was nothing to remove. */
-      removed: boolean;
-    };
-    DsrRequest: {
-      requestId: string;
-      /** @enum {string} */
-      type: "summary" | "processors" | "correction" | "erasure";
-      /**
-       * @description Forward only - pending -> in_progress -> completed | rejected.
-       * @enum {string}
-       */
-      status: "pending" | "in_progress" | "completed" | "rejected";
-      /** @description SLA deadline, Unix epoch milliseconds. */
-      dueAt?: number;
-      /** @description The `details` the principal filed. */
-      requestDetails?: string;
-      /** @description Added in 2.10.0. */
-      organizationId?: string;
-      /** @description Epoch ms the request was filed. Added in 2.10.0. */
-      createdAt?: number;
-      /** @description The fiduciary's id of the principal who filed it (a pseudonym once the principal's data is erased). Added in 2.10.0. */
-      externalId?: string;
-      /**
-       * @description The answer to the principal, once given: the generated summary (`summary` requests), the
-       *     erasure report (`{erasure, message?}` on a completed erasure request), a statutory denial
-       *     (`{statutoryDenial: {statute, citation, retentionPolicyId?, deniedAt}}`), or what staff
-       *     recorded with the status change. Added in 2.10.0.
-       */
-      responsePayload?: unknown;
-      /** @description Epoch ms the request reached `completed` or `rejected`. Added in 2.10.0. */
-      closedAt?: number;
-      dueState?: components["schemas"]["DueState"];
-    };
-    Grievance: {
-      grievanceId: string;
-      subject: string;
-      description: string;
-      /**
-       * @description Forward only - open -> in_progress -> resolved.
-       * @enum {string}
-       */
-      status: "open" | "in_progress" | "resolved";
-      /** @description SLA deadline, Unix epoch milliseconds. */
-      dueAt: number;
-      /** @description Epoch ms of the staff response. */
-      respondedAt?: number;
-      response?: string;
-      /** @description Added in 2.10.0. */
-      organizationId?: string;
-      /** @description Epoch ms the grievance was filed. Added in 2.10.0. */
-      createdAt?: number;
-      /** @description The fiduciary's id of the principal who filed it (a pseudonym once the principal's data is erased). Added in 2.10.0. */
-      externalId?: string;
-      /** @description Epoch ms the grievance was resolved. Added in 2.10.0. */
-      closedAt?: number;
-      dueState?: components["schemas"]["DueState"];
-    };
-    /**
-     * @description Where the statutory clock stands, computed when the record is read. Open items:
-     *     `on_time`, `due_soon` (at least 80 % of the response period has elapsed) or `overdue` (past
-     *     `dueAt`). Closed items: `met` (closed by `dueAt`) or `missed`. Added in 2.10.0.
-     * @enum {string}
-     */
-    DueState: "on_time" | "due_soon" | "overdue" | "met" | "missed";
-    Nomination: {
-      nominationId: string;
-      nomineeName: string;
-      nomineeContact: string;
-      /** @enum {string} */
-      status: "active" | "revoked";
-    };
-    RecordConsentRequest: {
-      /** @description Identifies the existing data principal to consent on behalf of. */
-      email: components["schemas"]["EmailAddress"];
-      /** @description Id of a *published* notice of the calling key's organisation. */
-      noticeId: components["schemas"]["Id"];
-      purpose: components["schemas"]["Purpose"];
-      dataTypes: components["schemas"]["DataTypeList"];
-    };
-    ConsentRecord: {
-      /**
-       * Format: uri
-       * @description JSON-LD context for this consent-record representation. Guard always sends `urn:guard:jsonld:consent-record:v1`, a stable identifier (not a fetchable document) that changes only if this representation changes incompatibly.
-       * @example urn:guard:jsonld:consent-record:v1
-       */
-      "@context": string;
-      consentId: string;
-      purpose: string;
-      dataTypes: string[];
-      /** @description Unix epoch milliseconds. */
-      givenAt: number;
-      /** @description Unix epoch milliseconds, or null while still active (the key is always present). */
-      withdrawnAt: number | null;
-      /** @enum {string} */
-      status: "active" | "withdrawn";
-      /** @description The notice the consent was given against. Added in 2.10.0. */
-      noticeId?: string;
-      /** @description The notice version the consent was given against. Added in 2.10.0. */
-      noticeVersion?: number;
-    };
-    CmSignalRecord: {
-      /**
-       * Format: uri
-       * @description JSON-LD context for this signal representation. Guard always sends `urn:guard:jsonld:cm-signal:v1`, a stable identifier (not a fetchable document).
-       * @example urn:guard:jsonld:cm-signal:v1
-       */
-      "@context": string;
-      signalId: string;
-      cmRegistryId: string;
-      cmName: string;
-      principalTokenFromCm: string;
-      purposes: string[];
-      /** @enum {string} */
-      signalType: "consent_given" | "consent_withdrawn" | "consent_updated";
-      /** @description Unix epoch milliseconds. */
-      receivedAt: number;
-      /**
-       * @description `unresolved` until a registered-CM mapping exists; `duplicate` for an exact repeat of a recorded signal. `mapped` is reserved and not produced today.
-       * @enum {string}
-       */
-      mappingStatus: "mapped" | "unresolved" | "duplicate";
-    };
-    ConsentStatusEntry: {
-      consentId: string;
-      noticeId: string;
-      noticeVersion: number;
-      purpose: string;
-      /** @enum {string} */
-      status: "active" | "withdrawn";
-      /** @description Epoch ms. */
-      givenAt: number;
-      /** @description Epoch ms, or null while active. */
-      withdrawnAt: number | null;
-    };
-    ConsentStatus: {
-      /** @description The data principal the identifier resolved to. */
-      principal: {
-        principalId: string;
-        /** @description The fiduciary's own id for the principal, if known. */
-        externalId: string | null;
-        /** @description The principal's email address, if known. */
-        email: string | null;
-      };
-      /** @description Every consent of the principal at the calling key's organisation, newest first. */
-      consents: components["schemas"]["ConsentStatusEntry"][];
-    };
-    ConsentGateVerdict: {
-      /** @enum {string} */
-      decision: "allow" | "deny";
-      /** @enum {string} */
-      reason: "consent_active" | "consent_withdrawn";
-      consentId: string;
-      /** @description Id of the decision row this answer logged (the `decisionId` of the decision log); absent while decision recording is switched off. Added in 2.10.0. */
-      decisionId?: string;
-    };
-    /** @description One immutable row of the Consent Gate decision audit log, written by `POST /api/v1/consent/verify` while decision recording is on. */
-    ConsentGateDecision: {
-      /** @description Stable id for this decision row, usable as a de-duplication key when tailing the log. */
-      decisionId: string;
-      /** @description The consent record the decision was made about. */
-      consentId: string;
-      /** @description Which of the organisation's own service API keys asked. */
-      apiKeyId: string;
-      /** @enum {string} */
-      decision: "allow" | "deny";
-      /** @enum {string} */
-      reason: "consent_active" | "consent_withdrawn";
-      /** @description Epoch ms the decision was made. */
-      decidedAt: number;
-    };
-    /** @description A consent denied `denyThreshold` or more times inside the rolling `windowMs`. Derived from `ConsentGateDecision` rows; nothing separate is stored. */
-    ConsentGateBypassAlert: {
-      consentId: string;
-      /** @description In-window denies against this consent. */
-      denyCount: number;
-      /** @description Epoch ms of the earliest in-window deny. */
-      firstDeniedAt: number;
-      /** @description Epoch ms of the most recent in-window deny. */
-      lastDeniedAt: number;
-    };
-    DueRetention: {
-      scheduledErasureId: string;
-      userId: string;
-      /** @description Epoch ms the retention window elapsed. */
-      scheduledFor: number;
-      reason: string;
-      /** @description Epoch ms the principal was told of the coming erasure. */
-      preNotificationSentAt?: number;
-    };
-    Breach: {
-      breachId: string;
-      description: string;
-      /** @description Epoch ms the breach was discovered. */
-      discoveredAt: number;
-      /** @description Epoch ms. */
-      reportedToUserAt?: number;
-      /** @description Epoch ms. */
-      reportedToBoardAt?: number;
-      /** @description Epoch ms. */
-      detailedReportSubmittedAt?: number;
-      /** @description Epoch ms. */
-      certInReportSubmittedAt?: number;
-      mitigation?: string;
-      /** @enum {string} */
-      status:
-        "reported_user_pending" | "reported_user_done" | "reported_board_pending" | "reported_board_done";
-    };
-    CrossBorderTransfer: {
-      activityId: string;
-      activityName: string;
-      purpose: string;
-      dataCategories: string[];
-      /** @enum {string} */
-      legalBasis: "consent" | "deemed_consent" | "legal_obligation" | "vital_interest" | "public_task";
-      /** @description Epoch ms the processing-activity entry was created. */
-      createdAt: number;
-    };
-    CreateOfflineConsentLinkRequest: {
-      /** @description Id of a *published* notice of the calling key's organisation. */
-      noticeId: components["schemas"]["Id"];
-      purpose: components["schemas"]["Purpose"];
-      dataTypes: components["schemas"]["DataTypeList"];
-      /** @description Free-text identifier for where this link or QR code is deployed (for example "Mumbai Branch - Counter 3"). Shown back to staff only, never to the data principal. */
-      label?: string;
-    };
-    OfflineConsentLink: {
-      linkId: string;
-      /** @description Opaque token that resolves at `/offline-consent/{token}` on the deployment's origin; render that URL as a QR code. */
-      token: string;
-    };
-    /**
-     * @description One physical consent interaction, created and signed on an enrolled device and replayed on
-     *     sync. The signature is ECDSA P-256 / SHA-256 over the `dpdpcca/2` canonical string
-     *     (`contract/specs`, vectors in `contract/vectors`).
-     */
-    OfflineCaptureSession: {
-      /** @description Client-generated UUIDv4 and the idempotency key. Re-syncing a session that already committed is a no-op that returns the first result. */
-      clientSessionId: string;
-      /** @description The enrolled device whose key signed this. */
-      deviceId: components["schemas"]["Id"];
-      noticeId: components["schemas"]["Id"];
-      /** @description Quarantined as `notice_superseded` if the notice has since moved on. */
-      noticeVersion: number;
-      /** @description Language actually rendered. Inside the signature, because s.5(3) evidence is about which language was read. */
-      noticeLocale: components["schemas"]["Locale"];
-      /** @enum {string} */
-      channel: "qr" | "agent_app" | "pos" | "async_link" | "ivr";
-      /** @description Device clock at capture, epoch ms. Recorded verbatim; skew beyond 7 days quarantines as `clock_skew`. */
-      capturedAtClient: number;
-      /** @description Standard base64 of the raw 64-byte IEEE-P1363 `r||s` ECDSA P-256 signature (not DER). */
-      deviceSignature: string;
-      dataTypes: components["schemas"]["DataTypeList"];
-      /** @description Every purpose the principal was shown, opted in or out (1-100). */
-      purposeGrants: {
-        purposeKey: components["schemas"]["Purpose"];
-        purposeLabel: string;
-        /** @enum {string} */
-        category: "essential" | "non_essential";
-        /** @enum {string} */
-        status: "opt_in" | "opt_out";
-      }[];
-      /** @description The identity handle the principal can later withdraw by. Signed raw; a `phone_hash` value is HMAC'd per organisation server-side and the raw number is never stored. */
-      principalHandle?: {
-        /** @enum {string} */
-        kind: "phone_hash" | "uhid" | "cbs_ref" | "none";
-        value: string;
-      };
-      /** @description Set for QR-originated captures only. */
-      linkId?: components["schemas"]["Id"];
-    };
-    OfflineCaptureResult: {
-      clientSessionId: string;
-      /**
-       * @description `verified` (consent recorded), `quarantined` (kept as evidence, no consent), `rejected` (could not be parsed into an artefact).
-       * @enum {string}
-       */
-      status: "verified" | "quarantined" | "rejected";
-      consentId?: string;
-      /** @description Present for a non-verified session: `unknown_device`, `device_revoked`, `signature_mismatch`, `clock_skew`, `notice_unpublished`, `notice_superseded` (quarantined) or `invalid_session` (rejected). */
-      reason?: string;
-      /** @description Present when a consent receipt was issued. Hand it to the principal (printed slip or read out); it is what makes the consent withdrawable under s.6(4). */
-      withdrawalToken?: string;
-    };
-    IvrConsentArtifact: {
-      noticeId: components["schemas"]["Id"];
-      /** @description The partner's id for the call, and the idempotency key of this submission; a resubmission returns the original artefact. */
-      partnerCallId: components["schemas"]["ExternalId"];
-      /** @description The recording is the affirmative-action evidence and is stored as an immutable artefact. */
-      audioRecordingUri: string;
-      /** @description Up to 100000 characters (a call transcript is longer than other free text). */
-      transcript?: string;
-      /** @description Rejected (400) if the notice has no content for this locale. */
-      locale: components["schemas"]["Locale"];
-      /** @description A sequence beginning with `1` is acceptance and records a consent; anything else is a refusal, retained as evidence. */
-      dtmfSequence: string;
-      /** @description Hashed by the partner; Guard never receives the number. */
-      callerNumberHash: string;
-      /** @description Epoch ms of the call. */
-      capturedAt: number;
-      /** @description Retained verbatim as an assertion of origin; Guard does not hold the partner's key and does not verify it. */
-      partnerSignature: string;
-      purpose: components["schemas"]["Purpose"];
-      dataTypes: components["schemas"]["DataTypeList"];
-    };
-    /** @description A pre-built statutory citation for denying an erasure request. */
-    StatutoryBasisSuggestion: {
-      statute: string;
-      citation: string;
-      /** @description The main sector; `general` entries apply to every organisation. */
-      sector?: string;
-      description?: string;
-      /** @description Stable id of the suggestion. Added in 2.10.0. */
-      suggestionId?: string;
-      /** @description Every sector the suggestion is offered for. Added in 2.10.0. */
-      sectors?: string[];
-      /** @description The retention the provision requires, in words. Added in 2.10.0. */
-      retentionPeriod?: string;
-      /** @description A reminder that the citation must be checked by counsel before relying on it. Added in 2.10.0. */
-      caution?: string;
-    };
-    /** @description One move of a DSR or grievance state machine; creation is the move from `null`. */
-    RightsTransition: {
-      from: string | null;
-      to: string;
-      /** @enum {string} */
-      actorKind: "principal" | "staff" | "service" | "system";
-      /** @description The principal, staff user or API key that made the move. */
-      actorId: string | null;
-      /** @description Why (the staff's reason or response); `[redacted]` after the principal's data was erased. */
-      reason: string | null;
-      /** @description Epoch ms. */
-      at: number;
-    };
-    /** @description The response periods the organisation publishes (DPDP Rules 2025, rule 14(3)). */
-    ResponsePeriods: {
-      organizationId: string;
-      /** @description Days from filing to a DSR's `dueAt`. Default 30. */
-      dsrResponseDays: number;
-      /** @description Days from filing to a grievance's `dueAt`. Default 30. */
-      grievanceResponseDays: number;
-      /** @description The ceiling no period may exceed (90 days, rule 14(3)). */
-      maxResponseDays: number;
-      /** @description Epoch ms of the last change; null while the defaults apply. */
-      updatedAt: number | null;
-    };
-    /**
-     * @description The organisation's consent and Consent Gate settings in force, defaults filled in. A value
-     *     stored outside its range (say, written by hand in the database) is not in force: its
-     *     default is, and is what this shows.
-     */
-    OrganizationSettings: {
-      /**
-       * @description Refuse tracking, behavioural-monitoring and targeted-advertising purposes for a
-       *     principal verified as a child with `403 MINOR_TRACKING_BLOCKED` (DPDP Act s.9(3)), and
-       *     close such consents when a guest who gave them is linked to a verified child. Default
-       *     true.
-       */
-      blockTrackingForChildren: boolean;
-      /** @description Budgets of `POST /api/v1/consents/anonymous`, counted over a fixed window. */
-      anonymousConsentRateLimit: {
-        /** @description Captures per client address per window. Default 120. */
-        perAddress: number;
-        /** @description Captures for the organisation per window, all addresses together. Default 6000. */
-        perOrganization: number;
-        /** @description The window, in milliseconds (1 s to 1 day). Default 60000. */
-        windowMs: number;
-      };
-      /** @description When `GET /api/v1/consent/gate/alerts` reports a consent as a bypass alert. */
-      consentGate: {
-        /** @description The rolling window, in milliseconds (1 s to 30 days). Default 3600000 (1 hour). */
-        windowMs: number;
-        /** @description In-window denies of one consent that make an alert. Default 3. */
-        denyThreshold: number;
-      };
-      /** @description Epoch ms of the last change through the staff route or `guard org settings`; null while none was made. */
-      updatedAt: number | null;
-    };
-    UpdatedResult: {
-      updated: boolean;
-    };
-    /** @description The signed-in staff member's session. Writes authenticated by the session cookie must send `X-CSRF-Token` equal to `csrfToken`, else `403 FORBIDDEN`. */
-    StaffSession: {
-      staffId: string;
-      organizationId: string;
-      organizationSlug: string;
-      email: string;
-      /**
-       * @description `admin` and `dpo` may create API keys; `viewer` is read only.
-       * @enum {string}
-       */
-      role: "admin" | "dpo" | "viewer";
-      csrfToken: string;
-      /** @description Epoch ms the session expires. */
-      expiresAt: number;
-    };
-    /** @description A service API key as listed; the secret itself is never shown again. */
-    ApiKeySummary: {
-      apiKeyId: string;
-      name: string;
-      /** @description The first 16 characters of the key (for example `gk_live_AbCdEfGh`), safe to show. */
-      prefix: string;
-      /** @description Epoch ms. */
-      createdAt: number;
-      /** @description Staff id of the creator, or null if created outside a staff session (for example seeded). */
-      createdBy: string | null;
-      /** @description Epoch ms of the last authenticated request, or null if never used. */
-      lastUsedAt: number | null;
-      /** @description Epoch ms of revocation, or null while active. */
-      revokedAt: number | null;
-    };
-    CreatedApiKey: {
-      apiKeyId: string;
-      name: string;
-      /** @description The first 16 characters of `key`. */
-      prefix: string;
-      /** @description The full key (`gk_live_...`). Shown once, stored only as a hash; it cannot be retrieved later. */
-      key: string;
-      /** @description Epoch ms. */
-      createdAt: number;
-    };
-    /**
-     * @description An event a webhook endpoint can subscribe to. `consent.given` and `consent.withdrawn` are
-     *     the two contract 1.6.0 clients expect; the rest are Guard's.
-     * @enum {string}
-     */
-    WebhookEventType:
-      | "consent.given"
-      | "consent.withdrawn"
-      | "dsr.created"
-      | "dsr.status_changed"
-      | "grievance.created"
-      | "grievance.status_changed"
-      | "nomination.changed"
-      | "breach.recorded"
-      | "offline_capture.quarantined"
-      | "dsr.due_soon"
-      | "dsr.overdue"
-      | "grievance.due_soon"
-      | "grievance.overdue";
-    /**
-     * @description Where an organisation's events are POSTed. Each delivery's body is
-     *     `{eventId, eventType, organizationId, payload, timestamp}` (timestamp = when the event
-     *     happened, epoch ms), signed with the endpoint's secret in `X-DPDP-Signature` and the Standard
-     *     Webhooks headers (`webhook-id` = `eventId`, `webhook-timestamp`, `webhook-signature`); see
-     *     contract/specs/webhooks.md. The secret itself is never shown again after creation.
-     */
-    WebhookEndpoint: {
-      endpointId: string;
-      /** @description `https://...`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` on a deployment not running in production. */
-      url: string;
-      /** @description The subscribed event types (never empty). */
-      events: components["schemas"]["WebhookEventType"][];
-      /** @description While false, new events are not queued for this endpoint and queued deliveries wait. */
-      enabled: boolean;
-      /** @description Epoch ms. */
-      createdAt: number;
-      /** @description Staff id of the creator, or null when created with the `guard` CLI. */
-      createdBy: string | null;
-      /** @description Epoch ms of the last change. */
-      updatedAt: number;
-      /** @description Epoch ms of deletion, or null. A deleted endpoint receives nothing and cannot be changed; its deliveries stay readable. */
-      deletedAt: number | null;
-    };
-    /** @description A new endpoint with its signing secret, shown this once. */
-    CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
-      /** @description `whsec_` + base64 of 32 random bytes. Paste it unchanged into either verifier (`X-DPDP-Signature` or Standard Webhooks). Stored encrypted; it cannot be retrieved later. */
-      secret: string;
-    };
-    /** @description One event's delivery to one endpoint. Delivery is at least once; receivers de-duplicate on `eventId`. */
-    WebhookDelivery: {
-      deliveryId: string;
-      endpointId: string;
-      /** @description The event's id, also sent as `webhook-id`; the same on every attempt and re-send. */
-      eventId: string;
-      eventType: components["schemas"]["WebhookEventType"];
-      /**
-       * @description `pending`: waiting for `nextAttemptAt` (or for the endpoint to be enabled again);
-       *     `sending`: a worker is sending it now; `delivered`: an attempt got a 2xx; `dead`: every
-       *     attempt of the retry budget (about 24 hours of exponential backoff) failed;
-       *     `cancelled`: the endpoint was deleted before it was delivered.
-       * @enum {string}
-       */
-      status: "pending" | "sending" | "delivered" | "dead" | "cancelled";
-      /** @description Attempts started so far, including any whose worker stopped without reporting. */
-      attempts: number;
-      /** @description Epoch ms the event was queued for this endpoint. */
-      createdAt: number;
-      /** @description Epoch ms the latest attempt started, or null before the first. */
-      lastAttemptAt: number | null;
-      /** @description HTTP status of the latest answered attempt, or null (no attempt yet, or no answer). */
-      lastStatusCode: number | null;
-      /** @description Why the latest attempt failed (for example `HTTP 503`, `connection failed: ECONNREFUSED`, `no answer within 10000 ms`), or null. */
-      lastError: string | null;
-      /** @description Epoch ms of the next attempt while `pending`, else null. */
-      nextAttemptAt: number | null;
-      /** @description Epoch ms of the successful attempt, or null. */
-      deliveredAt: number | null;
-    };
-    /** @description A delivery with its event payload and its latest 100 attempts, newest first. */
-    WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
-      /** @description The event's `payload`, as sent in the body. */
-      payload: {
-        [key: string]: unknown;
-      };
-      history: {
-        /** @description 1 for the first attempt. */
-        attempt: number;
-        /** @description Epoch ms. */
-        startedAt: number;
-        /** @description Epoch ms. */
-        finishedAt: number;
-        /** @description HTTP status, or null when no answer came back. */
-        statusCode: number | null;
-        /** @description Why it failed, or null on success. */
-        error: string | null;
-      }[];
-    };
-    HealthStatus: {
-      /** @enum {string} */
-      status: "ok";
-    };
-  };
-  responses: {
-    /** @description The request is invalid. Codes: `VALIDATION_ERROR` (with `field` where one can be named), or an operation-specific 400 code named in its description. */
-    BadRequest: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description Missing, malformed, unknown, revoked or expired credential (`UNAUTHORIZED`). */
-    Unauthorized: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description Authenticated but not allowed: `FORBIDDEN` (staff role too low, or a cookie-authenticated write without a matching `X-CSRF-Token`), or `MINOR_TRACKING_BLOCKED` where the operation says so. */
-    Forbidden: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description No such route or record, another organisation's record, or the capability is switched off (`NOT_FOUND`). */
-    NotFound: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description `CONFLICT`: the `Idempotency-Key` was already used with a different request body, or the operation-specific conflict named in its description. */
-    Conflict: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description The request body exceeds the size limit (`PAYLOAD_TOO_LARGE`). */
-    PayloadTooLarge: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description A body was sent with a Content-Type other than `application/json` (`UNSUPPORTED_MEDIA_TYPE`). */
-    UnsupportedMediaType: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description The `X-Guard-SDK` version is below the deployment's floor (`SDK_VERSION_UNSUPPORTED`). */
-    UpgradeRequired: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description Rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
-    TooManyRequests: {
-      headers: {
-        "Retry-After": components["headers"]["RetryAfter"];
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description Unexpected server fault (`INTERNAL_ERROR`); the message is generic, the fault is logged under `requestId`. */
-    InternalError: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description The service cannot serve requests right now (`UNAVAILABLE`); retry later. */
-    Unavailable: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["ApiError"];
-      };
-    };
-    /** @description The request is invalid (`VALIDATION_ERROR`, or `NOTICE_NOT_PUBLISHED` where the operation says so). Legacy `Error` shape; see "Known gap". */
-    LegacyBadRequest: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). Legacy `Error` shape. */
-    LegacyUnauthorized: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description Not allowed (`MINOR_TRACKING_BLOCKED` where the operation says so). Legacy `Error` shape. */
-    LegacyForbidden: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description No such route or record, another organisation's record, or the capability is switched off (`NOT_FOUND`). Legacy `Error` shape. */
-    LegacyNotFound: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description Conflict with the current state (`ALREADY_CONSENTED` or `CONFLICT`, as the operation says). Legacy `Error` shape. */
-    LegacyConflict: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description The request body exceeds the size limit (`PAYLOAD_TOO_LARGE`). Legacy `Error` shape. */
-    LegacyPayloadTooLarge: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description A body was sent with a Content-Type other than `application/json` (`UNSUPPORTED_MEDIA_TYPE`). Legacy `Error` shape. */
-    LegacyUnsupportedMediaType: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description The `X-Guard-SDK` version is below the deployment's floor (`SDK_VERSION_UNSUPPORTED`). Legacy `Error` shape. */
-    LegacyUpgradeRequired: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-    /** @description Unexpected server fault (`INTERNAL_ERROR`). Legacy `Error` shape. */
-    LegacyInternalError: {
-      headers: {
-        "x-request-id": components["headers"]["RequestId"];
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["Error"];
-      };
-    };
-  };
-  parameters: {
-    /** @description Id of the consent record. */
-    ConsentId: components["schemas"]["Id"];
-    /** @description Id of the organisation. */
-    OrgId: components["schemas"]["Id"];
-    /** @description The organisation's short name. */
-    OrgSlug: components["schemas"]["Slug"];
-    /** @description Id of the notice. */
-    NoticeId: components["schemas"]["Id"];
-    /** @description Id of the DSR request. */
-    DsrRequestId: components["schemas"]["Id"];
-    /** @description Id of the grievance. */
-    GrievanceId: components["schemas"]["Id"];
-    /** @description Id of the service API key. */
-    ApiKeyId: components["schemas"]["Id"];
-    /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
-    Domain: string;
-    /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
-    AppId: string;
-    /** @description Id of the domain group. */
-    DomainGroupId: components["schemas"]["Id"];
-    /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
-    OrganizationIdQuery: components["schemas"]["Id"];
-    /**
-     * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-     *     caller's organisation, route, key). A replay within 24 hours returns the original status
-     *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-     *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-     *     one record.
-     */
-    IdempotencyKey: string;
-    /** @description Id of the webhook endpoint (`whe_...`). */
-    WebhookEndpointId: components["schemas"]["Id"];
-    /** @description Id of the delivery (`dlv_...`). */
-    WebhookDeliveryId: components["schemas"]["Id"];
-    /**
-     * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-     *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-     */
-    CsrfToken: string;
-  };
-  requestBodies: never;
-  headers: {
-    /** @description Id of this request, also returned as `requestId` in error bodies; quote it when reporting a problem. */
-    RequestId: string;
-    /** @description Seconds to wait before retrying. */
-    RetryAfter: number;
-    /** @description Present, with the value `true`, when this response replays the original answer to an earlier request with the same `Idempotency-Key`. */
-    IdempotentReplayed: "true";
-    /**
-     * @description `guard_session=<opaque>; Path=/; HttpOnly; SameSite=Lax` (plus `Secure` when served over
-     *     HTTPS, and `Max-Age` matching `expiresAt`). Signing out sends the same cookie with
-     *     `Max-Age=0`.
-     */
-    SessionCookie: string;
-  };
-  pathItems: never;
-}
-export type $defs = Record<string, never>;
-export interface operations {
-  getHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The process is alive. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["HealthStatus"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      404: components["responses"]["NotFound"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getReadiness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Ready to serve. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["HealthStatus"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      404: components["responses"]["NotFound"];
-      500: components["responses"]["InternalError"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getOpenApiDocument: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The OpenAPI 3.1 document this server was built from. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
+    schemas: {
+        /**
+         * @description Opaque id: a 2-6 letter type prefix, `_`, then 8-64 letters or digits (`org_...`, `ntc_...`,
+         *     `cns_...`). At most 71 characters; never contains `|` or `,`. A malformed id in a path, query
+         *     or body is `400 VALIDATION_ERROR`.
+         * @example org_9f2c4a7b1d3e
+         */
+        Id: string;
+        /**
+         * @description An organisation's short name: lowercase letters, digits and inner hyphens, 1-64 characters.
+         * @example acme-health
+         */
+        Slug: string;
+        /** @description A consent purpose label such as `Marketing`. Part of the audit hash, so it may not contain `|`. */
+        Purpose: string;
+        /** @description A personal-data type such as `email`. Part of the audit hash, so it may not contain `|` or `,`. */
+        DataType: string;
+        /** @description Personal-data types the consent covers (1-100). */
+        DataTypeList: components["schemas"]["DataType"][];
+        /** @description An identifier minted outside Guard (the fiduciary's user id, a client-generated anonymous id, a partner's call id); 1-200 characters. */
+        ExternalId: string;
+        /** Format: email */
+        EmailAddress: string;
+        /** @description A language tag such as `en` or `hi-IN` (an Eighth Schedule language or English). */
+        Locale: string;
+        /** @description Error body of every non-2xx `/api/v1` answer. Branch on `code`; the message is not part of the contract. Unknown extra properties may appear and must be ignored. */
+        ApiError: {
+            /**
+             * @description Stable, machine-readable error code from the contract's error catalog
+             *     (`contract/errors.json`). `x-guard-codes` lists every code `/api/v1` can return, in
+             *     catalog order; treat an unknown code like any other error of its HTTP status.
+             * @example VALIDATION_ERROR
+             * @example NOT_FOUND
+             * @example RATE_LIMITED
+             */
+            code: string;
+            /** @description Human-readable message. */
+            error: string;
+            /** @description Id of the request (also the `x-request-id` response header). Added in 2.10.0. */
+            requestId?: string;
+            /** @description For `VALIDATION_ERROR`, the offending field (for example `dataTypes` or `/dataTypes/0`). Added in 2.10.0. */
+            field?: string;
+        } & {
             [key: string]: unknown;
-          };
         };
-      };
-      400: components["responses"]["BadRequest"];
-      404: components["responses"]["NotFound"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getStaffSession: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The current session. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        /** @description Legacy error body of `/cm/v1/*` and `POST /api/v1/cm/signal`. See the "Known gap" note in the top-level description. */
+        Error: {
+            /** @description Free-text message. Not part of the contract; branch on `code`. */
+            error: string;
+            /**
+             * @description Catalog code (one of `ApiError.code`'s `x-guard-codes`). Sent since 2.10.0; optional here only so 2.9.0 readers stay valid.
+             * @example NOT_FOUND
+             */
+            code?: string;
+            /** @description Id of the request (also the `x-request-id` response header). Added in 2.10.0. */
+            requestId?: string;
+            /** @description For `VALIDATION_ERROR`, the offending field. Added in 2.10.0. */
+            field?: string;
+        } & {
+            [key: string]: unknown;
         };
-        content: {
-          "application/json": components["schemas"]["StaffSession"];
+        OrgSummary: {
+            /** @description Id of the organisation. */
+            orgId: string;
+            name: string;
+            slug: string;
         };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createStaffSession: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          organizationSlug: components["schemas"]["Slug"];
-          email: components["schemas"]["EmailAddress"];
-          password: string;
+        /** @description One purpose the notice itemises, with the personal data it uses. */
+        NoticeItemizedPurpose: {
+            purpose: string;
+            personalDataDescription: string;
+            /** @description Present when the notice declares whether the purpose is tracking, behavioural monitoring or targeted advertising (DPDP s.9(3)). Added in 2.10.0. */
+            tracking?: boolean;
         };
-      };
-    };
-    responses: {
-      /** @description Signed in; the session cookie is set. */
-      201: {
-        headers: {
-          "Set-Cookie": components["headers"]["SessionCookie"];
-          [name: string]: unknown;
+        /** @description The notice text in one language. */
+        NoticeLanguageContent: {
+            title: string;
+            body: string;
+            /** @description How to withdraw consent (s.6(4)). */
+            withdrawal?: string;
+            /** @description The principal's rights and how to exercise them. */
+            rights?: string;
+            /** @description How to complain to the Data Protection Board. */
+            complaint?: string;
         };
-        content: {
-          "application/json": components["schemas"]["StaffSession"];
+        /** @description Map of language code (for example `en`, `hi`) to `{ title, body }`; one entry per language the notice is published in (s.5(3)). */
+        NoticeContent: {
+            [key: string]: components["schemas"]["NoticeLanguageContent"];
         };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Unknown organisation, unknown email or wrong password (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      429: components["responses"]["TooManyRequests"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  deleteStaffSession: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Signed out. */
-      200: {
-        headers: {
-          "Set-Cookie": components["headers"]["SessionCookie"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            signedOut: true;
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listApiKeys: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The organisation's keys. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            apiKeys: components["schemas"]["ApiKeySummary"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createApiKey: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description A label for the integration using the key. */
-          name: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Key created; `key` is shown this once. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CreatedApiKey"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  revokeApiKey: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the service API key. */
-        apiKeyId: components["parameters"]["ApiKeyId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Revoked (or already revoked). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            revoked: boolean;
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such key in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listWebhookEndpoints: {
-    parameters: {
-      query?: {
-        /** @description Also list deleted endpoints. Default false. */
-        includeDeleted?: boolean;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The endpoints (secrets are never included). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            endpoints: components["schemas"]["WebhookEndpoint"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * Format: uri
-           * @description `https://...`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` outside production. No user name, password or fragment.
-           */
-          url: string;
-          /** @description The event types to deliver; at least one. Duplicates are dropped. */
-          events: components["schemas"]["WebhookEventType"][];
-          /** @description Default true. */
-          enabled?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description Endpoint created; `secret` is shown this once. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CreatedWebhookEndpoint"];
-        };
-      };
-      /** @description A missing or unacceptable `url`, an empty `events`, or an unknown event type (`VALIDATION_ERROR`, `field` names it, for example `events[1]`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the webhook endpoint (`whe_...`). */
-        endpointId: components["parameters"]["WebhookEndpointId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The endpoint (without its secret). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["WebhookEndpoint"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  deleteWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the webhook endpoint (`whe_...`). */
-        endpointId: components["parameters"]["WebhookEndpointId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted (or already deleted). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            endpointId: string;
-            deleted: boolean;
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  updateWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the webhook endpoint (`whe_...`). */
-        endpointId: components["parameters"]["WebhookEndpointId"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /**
-           * Format: uri
-           * @description Same rules as on creation.
-           */
-          url?: string;
-          /** @description Replaces the subscribed event types; at least one. */
-          events?: components["schemas"]["WebhookEventType"][];
-          enabled?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description The endpoint as changed. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["WebhookEndpoint"];
-        };
-      };
-      /** @description An empty body, an unacceptable `url`, an empty `events` or an unknown event type (`VALIDATION_ERROR` with `field`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      /** @description The endpoint was deleted (`CONFLICT`). */
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listWebhookDeliveries: {
-    parameters: {
-      query?: {
-        /** @description Only deliveries in this state. */
-        status?: "pending" | "sending" | "delivered" | "dead" | "cancelled";
-        /** @description Page size. Defaults to 50; values above 200 are clamped to 200. */
-        limit?: number;
-        /** @description `nextCursor` of the previous page. */
-        cursor?: string;
-      };
-      header?: never;
-      path: {
-        /** @description Id of the webhook endpoint (`whe_...`). */
-        endpointId: components["parameters"]["WebhookEndpointId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page of deliveries. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            deliveries: components["schemas"]["WebhookDelivery"][];
-            /** @description Cursor of the next (older) page, or null on the last page. */
-            nextCursor: string | null;
-          };
-        };
-      };
-      /** @description A bad `status`, `limit` or `cursor` (`VALIDATION_ERROR` with `field`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getWebhookDelivery: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the webhook endpoint (`whe_...`). */
-        endpointId: components["parameters"]["WebhookEndpointId"];
-        /** @description Id of the delivery (`dlv_...`). */
-        deliveryId: components["parameters"]["WebhookDeliveryId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The delivery. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["WebhookDeliveryDetail"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No such endpoint in the session's organisation, or no such delivery for it (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  resendWebhookDelivery: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the webhook endpoint (`whe_...`). */
-        endpointId: components["parameters"]["WebhookEndpointId"];
-        /** @description Id of the delivery (`dlv_...`). */
-        deliveryId: components["parameters"]["WebhookDeliveryId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Queued; the delivery as it now stands. */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["WebhookDelivery"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such endpoint in the session's organisation, or no such delivery for it (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      /** @description The endpoint was deleted (`CONFLICT`). */
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getOrgBySlug: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The organisation's short name. */
-        slug: components["parameters"]["OrgSlug"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The organisation. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrgSummary"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description No organisation matches this slug, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getNoticesForOrg: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the organisation. */
-        orgId: components["parameters"]["OrgId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Published notices. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @description Published notices only. */
-            notices: components["schemas"]["Notice"][];
-          };
-        };
-      };
-      /** @description orgId is not a valid identifier (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description No such organisation, or the capability is off (`NOT_FOUND`). Declared since 2.10.0. */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getNoticeById: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notice. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Notice"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description No such notice (drafts are not public), or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getResponsePeriods: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the organisation. */
-        orgId: components["parameters"]["OrgId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The periods in force. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
+        Notice: {
+            /** @description Id of the notice. */
+            _id: string;
+            /** @description Same value as `_id`, under the name the rest of the API uses. Added in 2.10.0. */
+            noticeId?: string;
             organizationId: string;
-            dsrResponseDays: number;
-            grievanceResponseDays: number;
-          };
+            /** @description The notice version; a new version asks for re-consent. Distinct from the banner `configVersion`. */
+            version: number;
+            itemized: components["schemas"]["NoticeItemizedPurpose"][];
+            content: components["schemas"]["NoticeContent"];
+            /**
+             * @description `superseded` and `archived` were added in 2.10.0. Public listings return `published` notices only.
+             * @enum {string}
+             */
+            status: "draft" | "published" | "superseded" | "archived";
+            /** @description Epoch ms the notice was published, or null if it never was. Added in 2.10.0. */
+            publishedAt?: number | null;
+            /** @description Language codes of `content`, in the organisation's preferred order. Added in 2.10.0. */
+            languages?: string[];
         };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description No such organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getBannerConfig: {
-    parameters: {
-      query?: {
-        /** @description Hostname of the embedding page. */
-        domain?: string;
-        /** @description Identifier of the native app (bundle id or package name). */
-        appId?: string;
-      };
-      header?: never;
-      path: {
-        /** @description Id of the organisation. */
-        orgId: components["parameters"]["OrgId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The banner configuration. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        /** @description Presentation settings of the consent banner (colours, position, texts). Open object; its keys are the dashboard's. */
+        BannerSettings: {
+            [key: string]: unknown;
         };
-        content: {
-          "application/json": {
+        WidgetConfig: {
+            organizationId: string;
+            noticeId: string;
+            notice: {
+                content: components["schemas"]["NoticeContent"];
+                itemized: components["schemas"]["NoticeItemizedPurpose"][];
+                /** @description Language codes of `content`, in the organisation's order. Added in 2.10.0. */
+                languages?: string[];
+            };
+            /** @description Present only if the domain group has customised banner styling. */
             bannerSettings?: components["schemas"]["BannerSettings"];
-            /** @description Presentation-config version; never triggers re-consent. */
-            configVersion: number;
-          };
+            /** @description The published version of `notice`; consent given from this widget is recorded against it. Added in 2.10.0. */
+            noticeVersion?: number;
+            /** @description The domain group's styling version, present with `bannerSettings`; a change never asks for re-consent. Added in 2.10.0. */
+            configVersion?: number;
         };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description No such organisation, the domain or app is not registered to it, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getWidgetConfig: {
-    parameters: {
-      query: {
-        /** @description Id of the domain group (the widget script's `?id=`). */
-        id: components["schemas"]["Id"];
-        /** @description Hostname of the embedding page. */
-        domain: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The widget configuration. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["WidgetConfig"];
-        };
-      };
-      /** @description Missing `id`/`domain`, or `id` is not a valid identifier (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description No matching domain group, the domain is not registered to its organisation, no notice resolves, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getNoticeLanguages: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every notice language, English first. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            languages: components["schemas"]["NoticeLanguageInfo"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listStaffNotices: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notices. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            notices: components["schemas"]["StaffNoticeSummary"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createStaffNotice: {
-    parameters: {
-      query?: never;
-      header?: {
         /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
+         * @description A language a notice may be written in: English (`en`) or one of the 22 languages of the
+         *     Eighth Schedule to the Constitution (DPDP Act s.5(3)). ISO 639-1 where one exists, else
+         *     ISO 639-2/3. `GET /api/v1/notice-languages` serves the same list with names.
+         * @enum {string}
          */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+        NoticeLanguageCode: "en" | "as" | "bn" | "brx" | "doi" | "gu" | "hi" | "kn" | "ks" | "kok" | "mai" | "ml" | "mni" | "mr" | "ne" | "or" | "pa" | "sa" | "sat" | "sd" | "ta" | "te" | "ur";
+        NoticeLanguageInfo: {
+            code: components["schemas"]["NoticeLanguageCode"];
+            /** @description English name, for example `Tamil`. */
+            name: string;
+            /** @description The language's name for itself (CLDR), for a language picker. */
+            nativeName: string;
+            /**
+             * @description Script direction to render the notice in.
+             * @enum {string}
+             */
+            direction: "ltr" | "rtl";
+            /** @description False only for English. */
+            eighthSchedule: boolean;
+        };
+        NoticeItemizedPurposeInput: {
+            purpose: components["schemas"]["Purpose"];
+            /** @description The personal data this purpose uses. */
+            personalDataDescription: string;
+            /** @description Declares whether the purpose is tracking, behavioural monitoring or targeted advertising (refused for a verified child, DPDP s.9(3)); when absent, the purpose's label decides. */
+            tracking?: boolean;
+        };
         /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+         * @description The notice text in one language. A draft may hold any subset; publishing needs all five
+         *     (`title`, `body`, and the DPDP Rule 3 texts `withdrawal`, `rights`, `complaint`).
          */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["NoticeDraftInput"] & {
-          /** @description The organisation's name for the notice; `default` makes it the default notice (used by domain groups without their own). */
-          key: string;
+        NoticeLanguageContentInput: {
+            title?: string;
+            /** @description Up to 100000 characters. */
+            body?: string;
+            /** @description How to withdraw consent, as easily as it was given (s.6(4)). */
+            withdrawal?: string;
+            /** @description How to exercise the principal's rights (access, correction, erasure, nomination, grievance). */
+            rights?: string;
+            /** @description How to complain to the Data Protection Board of India. */
+            complaint?: string;
         };
-      };
-    };
-    responses: {
-      /** @description Created (or the same creation repeated). */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["NoticeDraft"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      /** @description Another notice of the organisation already has this key, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getStaffNotice: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notice. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["StaffNoticeDetail"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No such notice in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  saveNoticeDraft: {
-    parameters: {
-      query?: never;
-      header?: {
         /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+         * @description A notice draft as staff write it. Both members are optional and a draft may be incomplete;
+         *     a saved draft replaces the previous one whole. `content` keys must be `NoticeLanguageCode`
+         *     values (another key is `400 VALIDATION_ERROR` naming `content.<key>`); purposes must be
+         *     unique, and text that is only whitespace is refused.
          */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["NoticeDraftInput"];
-      };
-    };
-    responses: {
-      /** @description The saved draft, with what still stops it from being published. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        NoticeDraftInput: {
+            /** @description Each purpose with the personal data it uses (DPDP Rule 3), 1-100. */
+            itemized?: components["schemas"]["NoticeItemizedPurposeInput"][];
+            /** @description Language code -> texts, at most 23 languages. */
+            content?: {
+                [key: string]: components["schemas"]["NoticeLanguageContentInput"];
+            };
         };
-        content: {
-          "application/json": components["schemas"]["NoticeDraft"];
+        /** @description One thing that stops a draft from being published. */
+        NoticeProblem: {
+            /** @description The missing or incomplete part, for example `content.hi.withdrawal` or `itemized`. */
+            field: string;
+            message: string;
         };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such notice in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  discardNoticeDraft: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Discarded (or there was none). */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        /** @description A draft's text in one language; any member may still be missing. */
+        NoticeDraftLanguageContent: {
+            title?: string;
+            body?: string;
+            withdrawal?: string;
+            rights?: string;
+            complaint?: string;
         };
-        content: {
-          "application/json": {
-            discarded: boolean;
-          };
+        /** @description The editable next version of a notice. Not public and not evidence; consents are never given against it. */
+        NoticeDraft: {
+            noticeId: string;
+            /** @description The organisation's name for the notice (`default` is the organisation's default notice). */
+            key: string;
+            itemized: components["schemas"]["NoticeItemizedPurpose"][];
+            content: {
+                [key: string]: components["schemas"]["NoticeDraftLanguageContent"];
+            };
+            /** @description Language codes of `content`, in the order given. */
+            languages: string[];
+            /** @description Epoch ms the draft was started. */
+            createdAt: number;
+            /** @description Epoch ms of the last change. */
+            updatedAt: number;
+            /** @description Staff id of the last editor. */
+            updatedBy: string | null;
+            /** @description True when `problems` is empty. */
+            publishable: boolean;
+            problems: components["schemas"]["NoticeProblem"][];
         };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such notice in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  previewNoticeDraft: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The preview. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["NoticePreview"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No such notice in the session's organisation, or it has no draft (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  publishNoticeDraft: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Published (or already published). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["NoticePublication"];
-        };
-      };
-      /** @description The draft is incomplete (`VALIDATION_ERROR`, with `field`), or there is nothing to publish (`INVALID_STATUS_TRANSITION`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such notice in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  archiveStaffNotice: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the notice. */
-        noticeId: components["parameters"]["NoticeId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The archived version. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["StaffNoticeVersion"];
-        };
-      };
-      /** @description The notice was never published (`INVALID_STATUS_TRANSITION`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such notice in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listBannerSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every scope with settings of its own. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            bannerSettings: components["schemas"]["BannerScopeSettings"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  saveDefaultBannerSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["BannerSettingsBody"];
-      };
-    };
-    responses: {
-      /** @description Saved. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["BannerScopeSettings"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listRegisteredDomains: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Registered domains, by name. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            domains: components["schemas"]["RegisteredDomain"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  registerDomain: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
-        domain: components["parameters"]["Domain"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Registered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RegisteredDomain"];
-        };
-      };
-      /** @description Not a hostname (`VALIDATION_ERROR`, field `domain`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  removeRegisteredDomain: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
-        domain: components["parameters"]["Domain"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Removed (or was not registered). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RemovedResult"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  saveDomainBannerSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
-        domain: components["parameters"]["Domain"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["BannerSettingsBody"];
-      };
-    };
-    responses: {
-      /** @description Saved. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["BannerScopeSettings"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description The domain is not registered to the organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  removeDomainBannerSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
-        domain: components["parameters"]["Domain"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Removed (or had none). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RemovedResult"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listRegisteredApps: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Registered apps, by id. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            apps: components["schemas"]["RegisteredApp"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  registerApp: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
-        appId: components["parameters"]["AppId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Registered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RegisteredApp"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  removeRegisteredApp: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
-        appId: components["parameters"]["AppId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Removed (or was not registered). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RemovedResult"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  saveAppBannerSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
-        appId: components["parameters"]["AppId"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["BannerSettingsBody"];
-      };
-    };
-    responses: {
-      /** @description Saved. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["BannerScopeSettings"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description The app is not registered to the organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  removeAppBannerSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
-        appId: components["parameters"]["AppId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Removed (or had none). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["RemovedResult"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listDomainGroups: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Domain groups, by name. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            domainGroups: components["schemas"]["DomainGroup"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createDomainGroup: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["DomainGroupInput"];
-      };
-    };
-    responses: {
-      /** @description Created (or the same creation repeated). */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["DomainGroup"];
-        };
-      };
-      /** @description Invalid fields, a domain not registered to the organisation, or a `noticeId` naming no notice of it (`VALIDATION_ERROR`, with `field`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      /** @description Another domain group of the organisation has this name, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getDomainGroup: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the domain group. */
-        domainGroupId: components["parameters"]["DomainGroupId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The domain group. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["DomainGroup"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No such domain group in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  updateDomainGroup: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the domain group. */
-        domainGroupId: components["parameters"]["DomainGroupId"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["DomainGroupInput"];
-      };
-    };
-    responses: {
-      /** @description Saved. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["DomainGroup"];
-        };
-      };
-      /** @description Invalid fields, a domain not registered to the organisation, or a `noticeId` naming no notice of it (`VALIDATION_ERROR`, with `field`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such domain group in the session's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      /** @description Another domain group of the organisation has this name (`CONFLICT`). */
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  deleteDomainGroup: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the domain group. */
-        domainGroupId: components["parameters"]["DomainGroupId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted (or there was none). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            deleted: boolean;
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listCapabilities: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every capability, in `CapabilityName` order. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CapabilityList"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  setCapabilities: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description `CapabilityName` -> on (`true`) or off (`false`). */
-          capabilities: {
-            [key: string]: boolean;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Every capability after the change. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CapabilityList"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is not `admin`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffGetOrganizationSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The settings in force. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrganizationSettings"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffUpdateOrganizationSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description See `OrganizationSettings`. */
-          blockTrackingForChildren?: boolean;
-          anonymousConsentRateLimit?: {
-            perAddress?: number;
-            perOrganization?: number;
-            windowMs?: number;
-          };
-          consentGate?: {
-            windowMs?: number;
-            denyThreshold?: number;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description The settings now in force. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OrganizationSettings"];
-        };
-      };
-      /** @description An empty body or nested object, an unknown setting, a value of the wrong type, or an integer outside its range (`VALIDATION_ERROR` naming the field, e.g. `consentGate.windowMs`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  brokerToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description The fiduciary's own stable user id, scoped to its organisation. */
-          externalId: components["schemas"]["ExternalId"];
-          /**
-           * @description Optional (added in 2.10.0). The principal's email address, stored lower-cased,
-           *     by which `POST /cm/v1/consent` and `GET /api/v1/consent-status` find the
-           *     principal. Omitted, the stored address is left as it is. An address is held by
-           *     one principal of the organisation at a time: naming it for another principal
-           *     moves it there.
-           */
-          email?: components["schemas"]["EmailAddress"];
-        };
-      };
-    };
-    responses: {
-      /** @description Access token minted. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            accessToken: string;
-            /** @description Epoch ms the token expires. */
-            expiresAt: number;
+        /** @description What a principal reading the notice in one language would see. */
+        NoticeRendering: {
+            language: string;
+            name: string;
+            nativeName: string;
             /** @enum {string} */
-            tokenType: "Bearer";
-          };
+            direction: "ltr" | "rtl";
+            title?: string;
+            body?: string;
+            withdrawal?: string;
+            rights?: string;
+            complaint?: string;
+            itemized: components["schemas"]["NoticeItemizedPurpose"][];
+            /** @description Texts this language still lacks (`title`, `body`, `withdrawal`, `rights`, `complaint`). */
+            missing: string[];
         };
-      };
-      /** @description Missing externalId or invalid JSON body (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing or invalid service API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  giveConsentAnonymous: {
-    parameters: {
-      query?: never;
-      header?: {
+        NoticePreview: {
+            noticeId: string;
+            /** @description The version publishing would create (the current version when `unchanged`). */
+            nextVersion: number;
+            /** @description The published version already has exactly this content; publishing would change nothing. */
+            unchanged: boolean;
+            publishable: boolean;
+            problems: components["schemas"]["NoticeProblem"][];
+            /** @description One per language of the draft, in its order. */
+            renderings: components["schemas"]["NoticeRendering"][];
+            /** @description Present when publishable - the `Notice` public reads will return once published (status `draft` until then). */
+            notice?: components["schemas"]["Notice"];
+        };
+        /** @description A version as staff see it, with its lifecycle. */
+        StaffNoticeVersion: components["schemas"]["Notice"] & {
+            /** @description Epoch ms a newer version replaced it. */
+            supersededAt: number | null;
+            /** @description Epoch ms it was archived. */
+            archivedAt: number | null;
+            /** @description Staff id of the publisher; null when published from the command line. */
+            publishedBy: string | null;
+            /** @description Staff id of whoever archived it. */
+            archivedBy: string | null;
+        };
+        StaffNoticeVersionSummary: {
+            version: number;
+            /**
+             * @description `published`, `superseded` or `archived` (drafts are not versions; see `NoticeDraft`).
+             * @enum {string}
+             */
+            status: "draft" | "published" | "superseded" | "archived";
+            languages: string[];
+            /** @description Epoch ms. */
+            publishedAt: number | null;
+            /** @description Epoch ms. */
+            supersededAt: number | null;
+            /** @description Epoch ms. */
+            archivedAt: number | null;
+            publishedBy: string | null;
+        };
+        StaffNoticeSummary: {
+            noticeId: string;
+            key: string;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /**
+             * @description `draft` (never published), `published` (a version is public) or `archived` (withdrawn from public view).
+             * @enum {string}
+             */
+            status: "draft" | "published" | "archived";
+            /** @description The public version, if any. */
+            publishedVersion: number | null;
+            /** @description The newest version, whatever its status; null if never published. */
+            latestVersion: number | null;
+            /** @description The pending draft, if any. */
+            draft: null | {
+                /** @description Epoch ms. */
+                updatedAt: number;
+                updatedBy: string | null;
+                publishable: boolean;
+            };
+            /** @description Every version, oldest first. */
+            versions: components["schemas"]["StaffNoticeVersionSummary"][];
+        };
+        StaffNoticeDetail: {
+            noticeId: string;
+            key: string;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            publishedVersion: number | null;
+            latestVersion: number | null;
+            draft: null | components["schemas"]["NoticeDraft"];
+            /** @description Every version with its full content, oldest first. Published versions are never edited. */
+            versions: components["schemas"]["StaffNoticeVersion"][];
+        };
+        NoticePublication: {
+            noticeId: string;
+            /** @description The published version. */
+            version: number;
+            /** @description False when nothing changed (the content was already published, or this repeats a publication). */
+            created: boolean;
+            notice: components["schemas"]["Notice"];
+        };
+        /** @description A CSS hex colour, `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa`. */
+        HexColor: string;
+        /** Format: uri */
+        HttpsUrl: string;
+        /** @description The banner's own texts in one language (the notice itself comes from the notice). */
+        BannerTexts: {
+            title?: string;
+            description?: string;
+            acceptAll?: string;
+            rejectAll?: string;
+            preferences?: string;
+            save?: string;
+            privacyPolicyLinkText?: string;
+        };
         /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
+         * @description Banner presentation settings as staff save them: every key optional, and a saved object
+         *     replaces the previous one whole. Keys not listed here (at any depth) are refused with
+         *     `400 VALIDATION_ERROR` naming the key, so a misspelt setting is never stored and ignored;
+         *     `texts` keys must be `NoticeLanguageCode` values. Saving changed settings bumps
+         *     `configVersion` and never asks principals to consent again.
          */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          organizationId: components["schemas"]["Id"];
-          /** @description A published notice of `organizationId`. */
-          noticeId: components["schemas"]["Id"];
-          purpose: components["schemas"]["Purpose"];
-          dataTypes: components["schemas"]["DataTypeList"];
-          /** @description Client-generated id of the guest (for example a UUID kept in local storage). */
-          anonymousId: components["schemas"]["ExternalId"];
+        BannerSettingsInput: {
+            /** @enum {string} */
+            position?: "bottom" | "top" | "bottom-left" | "bottom-right" | "center";
+            /** @enum {string} */
+            layout?: "bar" | "box" | "modal";
+            /** @enum {string} */
+            theme?: "light" | "dark" | "auto";
+            colors?: {
+                background?: components["schemas"]["HexColor"];
+                text?: components["schemas"]["HexColor"];
+                primary?: components["schemas"]["HexColor"];
+                primaryText?: components["schemas"]["HexColor"];
+                secondary?: components["schemas"]["HexColor"];
+                secondaryText?: components["schemas"]["HexColor"];
+                link?: components["schemas"]["HexColor"];
+                border?: components["schemas"]["HexColor"];
+            };
+            /** @description A CSS font-family list; letters, digits, spaces, commas, quotes and hyphens only. */
+            fontFamily?: string;
+            /** @description Corner radius in CSS pixels. */
+            borderRadius?: number;
+            logoUrl?: components["schemas"]["HttpsUrl"];
+            privacyPolicyUrl?: components["schemas"]["HttpsUrl"];
+            defaultLanguage?: components["schemas"]["NoticeLanguageCode"];
+            /** @description Show "reject all" beside "accept all" (refusing as easily as accepting). */
+            showRejectAll?: boolean;
+            /** @description Offer per-purpose choices. */
+            showPreferences?: boolean;
+            /** @description Banner texts per language code, at most 23. */
+            texts?: {
+                [key: string]: components["schemas"]["BannerTexts"];
+            };
         };
-      };
-    };
-    responses: {
-      /** @description Consent recorded. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
+        BannerSettingsBody: {
+            bannerSettings: components["schemas"]["BannerSettingsInput"];
         };
-        content: {
-          "application/json": {
+        /** @description The settings a scope has of its own (the default always has some). */
+        BannerScopeSettings: {
+            /** @enum {string} */
+            scope: "default" | "domain" | "app";
+            /** @description For `domain` scope. */
+            domain?: string;
+            /** @description For `app` scope. */
+            appId?: string;
+            bannerSettings: components["schemas"]["BannerSettings"];
+            /** @description What `GET /api/v1/org/{orgId}/banner-config` reports for this scope. */
+            configVersion: number;
+            /** @description Epoch ms. */
+            updatedAt: number;
+        };
+        RegisteredDomain: {
+            /** @description Lower-case hostname; matched exactly (no parent or sub-domain matching). */
+            domain: string;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description The domain groups serving this domain. */
+            domainGroupIds: string[];
+            hasOwnBannerSettings: boolean;
+        };
+        RegisteredApp: {
+            appId: string;
+            /** @description Epoch ms. */
+            createdAt: number;
+            hasOwnBannerSettings: boolean;
+        };
+        /**
+         * @description A domain group's whole definition (a save replaces it). Omitted `domains` means none,
+         *     omitted `noticeId` means the organisation's default notice (the one with key `default`),
+         *     omitted `bannerSettings` means no styling of its own.
+         */
+        DomainGroupInput: {
+            /** @description Unique within the organisation. */
+            name: string;
+            /** @description Registered domains of the organisation this group serves (an unregistered one is `400 VALIDATION_ERROR`). */
+            domains?: string[];
+            /** @description A notice of the organisation; while it has no published version the default notice applies. */
+            noticeId?: components["schemas"]["Id"];
+            bannerSettings?: components["schemas"]["BannerSettingsInput"];
+        };
+        DomainGroup: {
+            /** @description The widget script's `?id=`. */
+            domainGroupId: string;
+            name: string;
+            domains: string[];
+            noticeId: string | null;
+            /** @description The group's own banner styling, or null. */
+            bannerSettings: null | components["schemas"]["BannerSettings"];
+            /** @description Bumped whenever `bannerSettings` changes; reported by the widget config. */
+            configVersion: number;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Epoch ms. */
+            updatedAt: number;
+        };
+        /**
+         * @description A per-organisation capability (all on by default). Switched off, the operations it gates
+         *     answer `404 NOT_FOUND` as if absent: `cm_api` (recordConsent, getConsent,
+         *     withdrawConsent); `mobile_api` (getOrgBySlug, getNoticesForOrg, getNoticeById,
+         *     getBannerConfig, getWidgetConfig, brokerToken, giveConsentAnonymous, linkAnonymousConsent,
+         *     the principal DSR, grievance, nomination and verify-parent routes, staffListDsrRequests,
+         *     staffListStatutoryBasisSuggestions, staffListGrievances); `cm_inbound_signals`
+         *     (receiveCmSignal); `consent_gate` (verifyConsentGate); `consent_gate_audit`
+         *     (listConsentGateDecisions, listConsentGateBypassAlerts); `retention_api`
+         *     (listDueRetentions); `breach_register_api` (listBreaches); `cross_border_api`
+         *     (listCrossBorderTransfers); `offline_consent_links` (createOfflineConsentLink);
+         *     `offline_agent_capture` (syncOfflineCaptures); `offline_async_consent`
+         *     (createPosConsentRequest, recordIvrConsentArtifact). These change behaviour instead:
+         *     `consent_gate_decision_audit` (off: decisions are not recorded),
+         *     `consent_gate_bypass_alerts` (off: no alerts), `offline_consent_bridge` (off: links are not
+         *     redeemable), `dsr_statutory_denial` (off: denial answers 400, suggestions are empty).
+         * @enum {string}
+         */
+        CapabilityName: "cm_api" | "mobile_api" | "cm_inbound_signals" | "consent_gate" | "consent_gate_decision_audit" | "consent_gate_audit" | "consent_gate_bypass_alerts" | "retention_api" | "breach_register_api" | "cross_border_api" | "offline_consent_links" | "offline_consent_bridge" | "offline_agent_capture" | "offline_async_consent" | "dsr_statutory_denial";
+        Capability: {
+            name: components["schemas"]["CapabilityName"];
+            enabled: boolean;
+            description: string;
+            /** @description operationIds that answer 404 while it is off (empty for capabilities that change behaviour instead). */
+            operations: string[];
+        };
+        CapabilityList: {
+            capabilities: components["schemas"]["Capability"][];
+        };
+        RemovedResult: {
+            /** @description False when there was nothing to remove. */
+            removed: boolean;
+        };
+        DsrRequest: {
+            requestId: string;
+            /** @enum {string} */
+            type: "summary" | "processors" | "correction" | "erasure";
+            /**
+             * @description Forward only - pending -> in_progress -> completed | rejected.
+             * @enum {string}
+             */
+            status: "pending" | "in_progress" | "completed" | "rejected";
+            /** @description SLA deadline, Unix epoch milliseconds. */
+            dueAt?: number;
+            /** @description The `details` the principal filed. */
+            requestDetails?: string;
+            /** @description Added in 2.10.0. */
+            organizationId?: string;
+            /** @description Epoch ms the request was filed. Added in 2.10.0. */
+            createdAt?: number;
+            /** @description The fiduciary's id of the principal who filed it (a pseudonym once the principal's data is erased). Added in 2.10.0. */
+            externalId?: string;
+            /**
+             * @description The answer to the principal, once given: the generated summary (`summary` requests), the
+             *     erasure report (`{erasure, message?}` on a completed erasure request), a statutory denial
+             *     (`{statutoryDenial: {statute, citation, retentionPolicyId?, deniedAt}}`), or what staff
+             *     recorded with the status change. Added in 2.10.0.
+             */
+            responsePayload?: unknown;
+            /** @description Epoch ms the request reached `completed` or `rejected`. Added in 2.10.0. */
+            closedAt?: number;
+            dueState?: components["schemas"]["DueState"];
+        };
+        Grievance: {
+            grievanceId: string;
+            subject: string;
+            description: string;
+            /**
+             * @description Forward only - open -> in_progress -> resolved.
+             * @enum {string}
+             */
+            status: "open" | "in_progress" | "resolved";
+            /** @description SLA deadline, Unix epoch milliseconds. */
+            dueAt: number;
+            /** @description Epoch ms of the staff response. */
+            respondedAt?: number;
+            response?: string;
+            /** @description Added in 2.10.0. */
+            organizationId?: string;
+            /** @description Epoch ms the grievance was filed. Added in 2.10.0. */
+            createdAt?: number;
+            /** @description The fiduciary's id of the principal who filed it (a pseudonym once the principal's data is erased). Added in 2.10.0. */
+            externalId?: string;
+            /** @description Epoch ms the grievance was resolved. Added in 2.10.0. */
+            closedAt?: number;
+            dueState?: components["schemas"]["DueState"];
+        };
+        /**
+         * @description Where the statutory clock stands, computed when the record is read. Open items:
+         *     `on_time`, `due_soon` (at least 80 % of the response period has elapsed) or `overdue` (past
+         *     `dueAt`). Closed items: `met` (closed by `dueAt`) or `missed`. Added in 2.10.0.
+         * @enum {string}
+         */
+        DueState: "on_time" | "due_soon" | "overdue" | "met" | "missed";
+        Nomination: {
+            nominationId: string;
+            nomineeName: string;
+            nomineeContact: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+        };
+        RecordConsentRequest: {
+            /** @description Identifies the existing data principal to consent on behalf of. */
+            email: components["schemas"]["EmailAddress"];
+            /** @description Id of a *published* notice of the calling key's organisation. */
+            noticeId: components["schemas"]["Id"];
+            purpose: components["schemas"]["Purpose"];
+            dataTypes: components["schemas"]["DataTypeList"];
+        };
+        ConsentRecord: {
+            /**
+             * Format: uri
+             * @description JSON-LD context for this consent-record representation. Guard always sends `urn:guard:jsonld:consent-record:v1`, a stable identifier (not a fetchable document) that changes only if this representation changes incompatibly.
+             * @example urn:guard:jsonld:consent-record:v1
+             */
+            "@context": string;
             consentId: string;
             purpose: string;
             dataTypes: string[];
+            /** @description Unix epoch milliseconds. */
+            givenAt: number;
+            /** @description Unix epoch milliseconds, or null while still active (the key is always present). */
+            withdrawnAt: number | null;
+            /** @enum {string} */
+            status: "active" | "withdrawn";
+            /** @description The notice the consent was given against. Added in 2.10.0. */
+            noticeId?: string;
+            /** @description The notice version the consent was given against. Added in 2.10.0. */
+            noticeVersion?: number;
+        };
+        CmSignalRecord: {
+            /**
+             * Format: uri
+             * @description JSON-LD context for this signal representation. Guard always sends `urn:guard:jsonld:cm-signal:v1`, a stable identifier (not a fetchable document).
+             * @example urn:guard:jsonld:cm-signal:v1
+             */
+            "@context": string;
+            signalId: string;
+            cmRegistryId: string;
+            cmName: string;
+            principalTokenFromCm: string;
+            purposes: string[];
+            /** @enum {string} */
+            signalType: "consent_given" | "consent_withdrawn" | "consent_updated";
+            /** @description Unix epoch milliseconds. */
+            receivedAt: number;
+            /**
+             * @description `unresolved` until a registered-CM mapping exists; `duplicate` for an exact repeat of a recorded signal. `mapped` is reserved and not produced today.
+             * @enum {string}
+             */
+            mappingStatus: "mapped" | "unresolved" | "duplicate";
+        };
+        ConsentStatusEntry: {
+            consentId: string;
+            noticeId: string;
+            noticeVersion: number;
+            purpose: string;
+            /** @enum {string} */
+            status: "active" | "withdrawn";
             /** @description Epoch ms. */
             givenAt: number;
-          };
+            /** @description Epoch ms, or null while active. */
+            withdrawnAt: number | null;
         };
-      };
-      /** @description Missing or invalid fields, or a purpose the notice does not itemise (`VALIDATION_ERROR`), notice not published (`NOTICE_NOT_PUBLISHED`: draft or archived), or already consented to this notice and purpose (`ALREADY_CONSENTED`). */
-      400: components["responses"]["BadRequest"];
-      /** @description No such organisation or notice (or the notice is another organisation's), or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      429: components["responses"]["TooManyRequests"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  linkAnonymousConsent: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          anonymousId: components["schemas"]["ExternalId"];
+        ConsentStatus: {
+            /** @description The data principal the identifier resolved to. */
+            principal: {
+                principalId: string;
+                /** @description The fiduciary's own id for the principal, if known. */
+                externalId: string | null;
+                /** @description The principal's email address, if known. */
+                email: string | null;
+            };
+            /** @description Every consent of the principal at the calling key's organisation, newest first. */
+            consents: components["schemas"]["ConsentStatusEntry"][];
         };
-      };
-    };
-    responses: {
-      /** @description Reconciliation result. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        ConsentGateVerdict: {
+            /** @enum {string} */
+            decision: "allow" | "deny";
+            /** @enum {string} */
+            reason: "consent_active" | "consent_withdrawn";
+            consentId: string;
+            /** @description Id of the decision row this answer logged (the `decisionId` of the decision log); absent while decision recording is switched off. Added in 2.10.0. */
+            decisionId?: string;
         };
-        content: {
-          "application/json": {
-            /** @description Consents newly linked by this call. */
-            linkedCount: number;
-            needsReconsent: {
-              noticeId: string;
-              purpose: string;
+        /** @description One immutable row of the Consent Gate decision audit log, written by `POST /api/v1/consent/verify` while decision recording is on. */
+        ConsentGateDecision: {
+            /** @description Stable id for this decision row, usable as a de-duplication key when tailing the log. */
+            decisionId: string;
+            /** @description The consent record the decision was made about. */
+            consentId: string;
+            /** @description Which of the organisation's own service API keys asked. */
+            apiKeyId: string;
+            /** @enum {string} */
+            decision: "allow" | "deny";
+            /** @enum {string} */
+            reason: "consent_active" | "consent_withdrawn";
+            /** @description Epoch ms the decision was made. */
+            decidedAt: number;
+        };
+        /** @description A consent denied `denyThreshold` or more times inside the rolling `windowMs`. Derived from `ConsentGateDecision` rows; nothing separate is stored. */
+        ConsentGateBypassAlert: {
+            consentId: string;
+            /** @description In-window denies against this consent. */
+            denyCount: number;
+            /** @description Epoch ms of the earliest in-window deny. */
+            firstDeniedAt: number;
+            /** @description Epoch ms of the most recent in-window deny. */
+            lastDeniedAt: number;
+        };
+        DueRetention: {
+            scheduledErasureId: string;
+            userId: string;
+            /** @description Epoch ms the retention window elapsed. */
+            scheduledFor: number;
+            reason: string;
+            /** @description Epoch ms the principal was told of the coming erasure. */
+            preNotificationSentAt?: number;
+        };
+        Breach: {
+            breachId: string;
+            description: string;
+            /** @description Epoch ms the breach was discovered. */
+            discoveredAt: number;
+            /** @description Epoch ms. */
+            reportedToUserAt?: number;
+            /** @description Epoch ms. */
+            reportedToBoardAt?: number;
+            /** @description Epoch ms. */
+            detailedReportSubmittedAt?: number;
+            /** @description Epoch ms. */
+            certInReportSubmittedAt?: number;
+            mitigation?: string;
+            /** @enum {string} */
+            status: "reported_user_pending" | "reported_user_done" | "reported_board_pending" | "reported_board_done";
+        };
+        CrossBorderTransfer: {
+            activityId: string;
+            activityName: string;
+            purpose: string;
+            dataCategories: string[];
+            /** @enum {string} */
+            legalBasis: "consent" | "deemed_consent" | "legal_obligation" | "vital_interest" | "public_task";
+            /** @description Epoch ms the processing-activity entry was created. */
+            createdAt: number;
+        };
+        CreateOfflineConsentLinkRequest: {
+            /** @description Id of a *published* notice of the calling key's organisation. */
+            noticeId: components["schemas"]["Id"];
+            purpose: components["schemas"]["Purpose"];
+            dataTypes: components["schemas"]["DataTypeList"];
+            /** @description Free-text identifier for where this link or QR code is deployed (for example "Mumbai Branch - Counter 3"). Shown back to staff only, never to the data principal. */
+            label?: string;
+        };
+        OfflineConsentLink: {
+            linkId: string;
+            /** @description Opaque token that resolves at `/offline-consent/{token}` on the deployment's origin; render that URL as a QR code. */
+            token: string;
+        };
+        /**
+         * @description One physical consent interaction, created and signed on an enrolled device and replayed on
+         *     sync. The signature is ECDSA P-256 / SHA-256 over the `dpdpcca/2` canonical string
+         *     (`contract/specs`, vectors in `contract/vectors`).
+         */
+        OfflineCaptureSession: {
+            /** @description Client-generated UUIDv4 and the idempotency key. Re-syncing a session that already committed is a no-op that returns the first result. */
+            clientSessionId: string;
+            /** @description The enrolled device whose key signed this. */
+            deviceId: components["schemas"]["Id"];
+            noticeId: components["schemas"]["Id"];
+            /** @description Quarantined as `notice_superseded` if the notice has since moved on. */
+            noticeVersion: number;
+            /** @description Language actually rendered. Inside the signature, because s.5(3) evidence is about which language was read. */
+            noticeLocale: components["schemas"]["Locale"];
+            /** @enum {string} */
+            channel: "qr" | "agent_app" | "pos" | "async_link" | "ivr";
+            /** @description Device clock at capture, epoch ms. Recorded verbatim; skew beyond 7 days quarantines as `clock_skew`. */
+            capturedAtClient: number;
+            /** @description Standard base64 of the raw 64-byte IEEE-P1363 `r||s` ECDSA P-256 signature (not DER). */
+            deviceSignature: string;
+            dataTypes: components["schemas"]["DataTypeList"];
+            /** @description Every purpose the principal was shown, opted in or out (1-100). */
+            purposeGrants: {
+                purposeKey: components["schemas"]["Purpose"];
+                purposeLabel: string;
+                /** @enum {string} */
+                category: "essential" | "non_essential";
+                /** @enum {string} */
+                status: "opt_in" | "opt_out";
             }[];
-          };
+            /** @description The identity handle the principal can later withdraw by. Signed raw; a `phone_hash` value is HMAC'd per organisation server-side and the raw number is never stored. */
+            principalHandle?: {
+                /** @enum {string} */
+                kind: "phone_hash" | "uhid" | "cbs_ref" | "none";
+                value: string;
+            };
+            /** @description Set for QR-originated captures only. */
+            linkId?: components["schemas"]["Id"];
         };
-      };
-      /** @description Missing anonymousId or invalid JSON body (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). Declared since 2.10.0. */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  recordConsent: {
-    parameters: {
-      query?: never;
-      header?: {
+        OfflineCaptureResult: {
+            clientSessionId: string;
+            /**
+             * @description `verified` (consent recorded), `quarantined` (kept as evidence, no consent), `rejected` (could not be parsed into an artefact).
+             * @enum {string}
+             */
+            status: "verified" | "quarantined" | "rejected";
+            consentId?: string;
+            /** @description Present for a non-verified session: `unknown_device`, `device_revoked`, `signature_mismatch`, `clock_skew`, `notice_unpublished`, `notice_superseded` (quarantined) or `invalid_session` (rejected). */
+            reason?: string;
+            /** @description Present when a consent receipt was issued. Hand it to the principal (printed slip or read out); it is what makes the consent withdrawable under s.6(4). */
+            withdrawalToken?: string;
+        };
+        IvrConsentArtifact: {
+            noticeId: components["schemas"]["Id"];
+            /** @description The partner's id for the call, and the idempotency key of this submission; a resubmission returns the original artefact. */
+            partnerCallId: components["schemas"]["ExternalId"];
+            /** @description The recording is the affirmative-action evidence and is stored as an immutable artefact. */
+            audioRecordingUri: string;
+            /** @description Up to 100000 characters (a call transcript is longer than other free text). */
+            transcript?: string;
+            /** @description Rejected (400) if the notice has no content for this locale. */
+            locale: components["schemas"]["Locale"];
+            /** @description A sequence beginning with `1` is acceptance and records a consent; anything else is a refusal, retained as evidence. */
+            dtmfSequence: string;
+            /** @description Hashed by the partner; Guard never receives the number. */
+            callerNumberHash: string;
+            /** @description Epoch ms of the call. */
+            capturedAt: number;
+            /** @description Retained verbatim as an assertion of origin; Guard does not hold the partner's key and does not verify it. */
+            partnerSignature: string;
+            purpose: components["schemas"]["Purpose"];
+            dataTypes: components["schemas"]["DataTypeList"];
+        };
+        /** @description A pre-built statutory citation for denying an erasure request. */
+        StatutoryBasisSuggestion: {
+            statute: string;
+            citation: string;
+            /** @description The main sector; `general` entries apply to every organisation. */
+            sector?: string;
+            description?: string;
+            /** @description Stable id of the suggestion. Added in 2.10.0. */
+            suggestionId?: string;
+            /** @description Every sector the suggestion is offered for. Added in 2.10.0. */
+            sectors?: string[];
+            /** @description The retention the provision requires, in words. Added in 2.10.0. */
+            retentionPeriod?: string;
+            /** @description A reminder that the citation must be checked by counsel before relying on it. Added in 2.10.0. */
+            caution?: string;
+        };
+        /** @description One move of a DSR or grievance state machine; creation is the move from `null`. */
+        RightsTransition: {
+            from: string | null;
+            to: string;
+            /** @enum {string} */
+            actorKind: "principal" | "staff" | "service" | "system";
+            /** @description The principal, staff user or API key that made the move. */
+            actorId: string | null;
+            /** @description Why (the staff's reason or response); `[redacted]` after the principal's data was erased. */
+            reason: string | null;
+            /** @description Epoch ms. */
+            at: number;
+        };
+        /** @description The response periods the organisation publishes (DPDP Rules 2025, rule 14(3)). */
+        ResponsePeriods: {
+            organizationId: string;
+            /** @description Days from filing to a DSR's `dueAt`. Default 30. */
+            dsrResponseDays: number;
+            /** @description Days from filing to a grievance's `dueAt`. Default 30. */
+            grievanceResponseDays: number;
+            /** @description The ceiling no period may exceed (90 days, rule 14(3)). */
+            maxResponseDays: number;
+            /** @description Epoch ms of the last change; null while the defaults apply. */
+            updatedAt: number | null;
+        };
         /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
+         * @description The organisation's consent and Consent Gate settings in force, defaults filled in. A value
+         *     stored outside its range (say, written by hand in the database) is not in force: its
+         *     default is, and is what this shows.
          */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["RecordConsentRequest"];
-      };
-    };
-    responses: {
-      /** @description Consent recorded. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
+        OrganizationSettings: {
+            /**
+             * @description Refuse tracking, behavioural-monitoring and targeted-advertising purposes for a
+             *     principal verified as a child with `403 MINOR_TRACKING_BLOCKED` (DPDP Act s.9(3)), and
+             *     close such consents when a guest who gave them is linked to a verified child. Default
+             *     true.
+             */
+            blockTrackingForChildren: boolean;
+            /** @description Budgets of `POST /api/v1/consents/anonymous`, counted over a fixed window. */
+            anonymousConsentRateLimit: {
+                /** @description Captures per client address per window. Default 120. */
+                perAddress: number;
+                /** @description Captures for the organisation per window, all addresses together. Default 6000. */
+                perOrganization: number;
+                /** @description The window, in milliseconds (1 s to 1 day). Default 60000. */
+                windowMs: number;
+            };
+            /** @description When `GET /api/v1/consent/gate/alerts` reports a consent as a bypass alert. */
+            consentGate: {
+                /** @description The rolling window, in milliseconds (1 s to 30 days). Default 3600000 (1 hour). */
+                windowMs: number;
+                /** @description In-window denies of one consent that make an alert. Default 3. */
+                denyThreshold: number;
+            };
+            /** @description Epoch ms of the last change through the staff route or `guard org settings`; null while none was made. */
+            updatedAt: number | null;
         };
-        content: {
-          "application/json": components["schemas"]["ConsentRecord"];
+        UpdatedResult: {
+            updated: boolean;
         };
-      };
-      /** @description Missing or invalid fields, malformed JSON body (`VALIDATION_ERROR`), or the notice is not published (`NOTICE_NOT_PUBLISHED`). */
-      400: components["responses"]["LegacyBadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["LegacyUnauthorized"];
-      /** @description Tracking consent blocked for a verified minor (`MINOR_TRACKING_BLOCKED`). */
-      403: components["responses"]["LegacyForbidden"];
-      /** @description Notice not found (or another organisation's), no data principal matches the email, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["LegacyNotFound"];
-      /** @description The principal already has an active consent for this notice and purpose (`ALREADY_CONSENTED`), or the `Idempotency-Key` was used with another body (`CONFLICT`). */
-      409: components["responses"]["LegacyConflict"];
-      413: components["responses"]["LegacyPayloadTooLarge"];
-      415: components["responses"]["LegacyUnsupportedMediaType"];
-      426: components["responses"]["LegacyUpgradeRequired"];
-      500: components["responses"]["LegacyInternalError"];
-    };
-  };
-  getConsent: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the consent record. */
-        consentId: components["parameters"]["ConsentId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The consent record. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        /** @description The signed-in staff member's session. Writes authenticated by the session cookie must send `X-CSRF-Token` equal to `csrfToken`, else `403 FORBIDDEN`. */
+        StaffSession: {
+            staffId: string;
+            organizationId: string;
+            organizationSlug: string;
+            email: string;
+            /**
+             * @description `admin` and `dpo` may create API keys; `viewer` is read only.
+             * @enum {string}
+             */
+            role: "admin" | "dpo" | "viewer";
+            csrfToken: string;
+            /** @description Epoch ms the session expires. */
+            expiresAt: number;
         };
-        content: {
-          "application/json": components["schemas"]["ConsentRecord"];
+        /** @description A service API key as listed; the secret itself is never shown again. */
+        ApiKeySummary: {
+            apiKeyId: string;
+            name: string;
+            /** @description The first 16 characters of the key (for example `gk_live_AbCdEfGh`), safe to show. */
+            prefix: string;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Staff id of the creator, or null if created outside a staff session (for example seeded). */
+            createdBy: string | null;
+            /** @description Epoch ms of the last authenticated request, or null if never used. */
+            lastUsedAt: number | null;
+            /** @description Epoch ms of revocation, or null while active. */
+            revokedAt: number | null;
         };
-      };
-      /** @description The consent id is not a valid identifier (`VALIDATION_ERROR`). */
-      400: components["responses"]["LegacyBadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["LegacyUnauthorized"];
-      /** @description No such consent, it belongs to another organisation than the key, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["LegacyNotFound"];
-      426: components["responses"]["LegacyUpgradeRequired"];
-      500: components["responses"]["LegacyInternalError"];
-    };
-  };
-  withdrawConsent: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Id of the consent record. */
-        consentId: components["parameters"]["ConsentId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The now-withdrawn consent record. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        CreatedApiKey: {
+            apiKeyId: string;
+            name: string;
+            /** @description The first 16 characters of `key`. */
+            prefix: string;
+            /** @description The full key (`gk_live_...`). Shown once, stored only as a hash; it cannot be retrieved later. */
+            key: string;
+            /** @description Epoch ms. */
+            createdAt: number;
         };
-        content: {
-          "application/json": components["schemas"]["ConsentRecord"];
-        };
-      };
-      /** @description The consent id is not a valid identifier (`VALIDATION_ERROR`). */
-      400: components["responses"]["LegacyBadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["LegacyUnauthorized"];
-      /** @description No such consent, it belongs to another organisation than the key, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["LegacyNotFound"];
-      /** @description The consent is already withdrawn (`CONFLICT`). */
-      409: components["responses"]["LegacyConflict"];
-      413: components["responses"]["LegacyPayloadTooLarge"];
-      415: components["responses"]["LegacyUnsupportedMediaType"];
-      426: components["responses"]["LegacyUpgradeRequired"];
-      500: components["responses"]["LegacyInternalError"];
-    };
-  };
-  receiveCmSignal: {
-    parameters: {
-      query?: never;
-      header?: {
         /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
+         * @description An event a webhook endpoint can subscribe to. `consent.given` and `consent.withdrawn` are
+         *     the two contract 1.6.0 clients expect; the rest are Guard's.
+         * @enum {string}
          */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description The sending Consent Manager's registry id under MeitY's framework. */
-          cmRegistryId: components["schemas"]["ExternalId"];
-          cmName: string;
-          /** @description The CM's own opaque identifier for the data principal; not yet mapped to a local principal. */
-          principalTokenFromCm: string;
-          purposes: string[];
-          /** @enum {string} */
-          signalType: "consent_given" | "consent_withdrawn" | "consent_updated";
-        };
-      };
-    };
-    responses: {
-      /** @description Signal recorded (or matched an existing duplicate delivery). */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["CmSignalRecord"];
-        };
-      };
-      /** @description Missing or invalid fields, or the JSON body is malformed (`VALIDATION_ERROR`). */
-      400: components["responses"]["LegacyBadRequest"];
-      /** @description Missing or invalid API key (`UNAUTHORIZED`). */
-      401: components["responses"]["LegacyUnauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["LegacyNotFound"];
-      /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
-      409: components["responses"]["LegacyConflict"];
-      413: components["responses"]["LegacyPayloadTooLarge"];
-      415: components["responses"]["LegacyUnsupportedMediaType"];
-      426: components["responses"]["LegacyUpgradeRequired"];
-      500: components["responses"]["LegacyInternalError"];
-    };
-  };
-  getConsentStatus: {
-    parameters: {
-      query?: {
-        /** @description The principal's email address. Exactly one of `email` and `externalId`. */
-        email?: components["schemas"]["EmailAddress"];
-        /** @description The fiduciary's own id for the principal. Exactly one of `email` and `externalId`. */
-        externalId?: components["schemas"]["ExternalId"];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The principal and every consent they hold at the calling key's organisation. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ConsentStatus"];
-        };
-      };
-      /** @description Neither or both of `email` and `externalId`, or an invalid value (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      /** @description No principal of the calling key's organisation matches, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listDsrRequestsForCurrentUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The caller's own requests. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            requests: components["schemas"]["DsrRequest"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createDsrRequest: {
-    parameters: {
-      query?: never;
-      header?: {
+        WebhookEventType: "consent.given" | "consent.withdrawn" | "dsr.created" | "dsr.status_changed" | "grievance.created" | "grievance.status_changed" | "nomination.changed" | "breach.recorded" | "offline_capture.quarantined" | "dsr.due_soon" | "dsr.overdue" | "grievance.due_soon" | "grievance.overdue";
         /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
+         * @description Where an organisation's events are POSTed. Each delivery's body is
+         *     `{eventId, eventType, organizationId, payload, timestamp}` (timestamp = when the event
+         *     happened, epoch ms), signed with the endpoint's secret in `X-DPDP-Signature` and the Standard
+         *     Webhooks headers (`webhook-id` = `eventId`, `webhook-timestamp`, `webhook-signature`); see
+         *     contract/specs/webhooks.md. The secret itself is never shown again after creation.
          */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          organizationId: components["schemas"]["Id"];
-          /** @enum {string} */
-          type: "summary" | "processors" | "correction" | "erasure";
-          details?: string;
+        WebhookEndpoint: {
+            endpointId: string;
+            /** @description `https://...`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` on a deployment not running in production. */
+            url: string;
+            /** @description The subscribed event types (never empty). */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description While false, new events are not queued for this endpoint and queued deliveries wait. */
+            enabled: boolean;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Staff id of the creator, or null when created with the `guard` CLI. */
+            createdBy: string | null;
+            /** @description Epoch ms of the last change. */
+            updatedAt: number;
+            /** @description Epoch ms of deletion, or null. A deleted endpoint receives nothing and cannot be changed; its deliveries stay readable. */
+            deletedAt: number | null;
         };
-      };
-    };
-    responses: {
-      /** @description Request filed. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
+        /** @description A new endpoint with its signing secret, shown this once. */
+        CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            /** @description `whsec_` + base64 of 32 random bytes. Paste it unchanged into either verifier (`X-DPDP-Signature` or Standard Webhooks). Stored encrypted; it cannot be retrieved later. */
+            secret: string;
         };
-        content: {
-          "application/json": components["schemas"]["DsrRequest"];
+        /** @description One event's delivery to one endpoint. Delivery is at least once; receivers de-duplicate on `eventId`. */
+        WebhookDelivery: {
+            deliveryId: string;
+            endpointId: string;
+            /** @description The event's id, also sent as `webhook-id`; the same on every attempt and re-send. */
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /**
+             * @description `pending`: waiting for `nextAttemptAt` (or for the endpoint to be enabled again);
+             *     `sending`: a worker is sending it now; `delivered`: an attempt got a 2xx; `dead`: every
+             *     attempt of the retry budget (about 24 hours of exponential backoff) failed;
+             *     `cancelled`: the endpoint was deleted before it was delivered.
+             * @enum {string}
+             */
+            status: "pending" | "sending" | "delivered" | "dead" | "cancelled";
+            /** @description Attempts started so far, including any whose worker stopped without reporting. */
+            attempts: number;
+            /** @description Epoch ms the event was queued for this endpoint. */
+            createdAt: number;
+            /** @description Epoch ms the latest attempt started, or null before the first. */
+            lastAttemptAt: number | null;
+            /** @description HTTP status of the latest answered attempt, or null (no attempt yet, or no answer). */
+            lastStatusCode: number | null;
+            /** @description Why the latest attempt failed (for example `HTTP 503`, `connection failed: ECONNREFUSED`, `no answer within 10000 ms`), or null. */
+            lastError: string | null;
+            /** @description Epoch ms of the next attempt while `pending`, else null. */
+            nextAttemptAt: number | null;
+            /** @description Epoch ms of the successful attempt, or null. */
+            deliveredAt: number | null;
         };
-      };
-      /** @description Missing or invalid fields or type (`VALIDATION_ERROR`), or the principal is not associated with the organisation (`NOT_ASSOCIATED_WITH_ORG`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description No such organisation, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listGrievancesForCurrentUser: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The caller's own grievances. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        /** @description A delivery with its event payload and its latest 100 attempts, newest first. */
+        WebhookDeliveryDetail: components["schemas"]["WebhookDelivery"] & {
+            /** @description The event's `payload`, as sent in the body. */
+            payload: {
+                [key: string]: unknown;
+            };
+            history: {
+                /** @description 1 for the first attempt. */
+                attempt: number;
+                /** @description Epoch ms. */
+                startedAt: number;
+                /** @description Epoch ms. */
+                finishedAt: number;
+                /** @description HTTP status, or null when no answer came back. */
+                statusCode: number | null;
+                /** @description Why it failed, or null on success. */
+                error: string | null;
+            }[];
         };
-        content: {
-          "application/json": {
-            grievances: components["schemas"]["Grievance"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createGrievance: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          organizationId: components["schemas"]["Id"];
-          subject: string;
-          description: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Grievance filed. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Grievance"];
-        };
-      };
-      /** @description Missing or invalid fields (`VALIDATION_ERROR`), or the principal is not associated with the organisation (`NOT_ASSOCIATED_WITH_ORG`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description No such organisation, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  getNomination: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The active nomination, or null if none is set. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Nomination"] | null;
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  upsertNomination: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          nomineeName: string;
-          /** @description Email address or phone number of the nominee. */
-          nomineeContact: string;
-        };
-      };
-    };
-    responses: {
-      /** @description The upserted nomination. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Nomination"];
-        };
-      };
-      /** @description Missing or invalid fields (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  revokeNomination: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Revoked (or already had none active). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            revoked: boolean;
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  verifyParent: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          tokenFromProvider: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Verified. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
+        HealthStatus: {
             /** @enum {string} */
             status: "ok";
-          };
         };
-      };
-      /** @description Missing or invalid token, or the provider rejected it (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  verifyConsentGate: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description The consent record to evaluate; must belong to the calling key's organisation. */
-          consentId: components["schemas"]["Id"];
-        };
-      };
     };
     responses: {
-      /** @description The decision. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+        /** @description The request is invalid. Codes: `VALIDATION_ERROR` (with `field` where one can be named), or an operation-specific 400 code named in its description. */
+        BadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
         };
-        content: {
-          "application/json": components["schemas"]["ConsentGateVerdict"];
+        /** @description Missing, malformed, unknown, revoked or expired credential (`UNAUTHORIZED`). */
+        Unauthorized: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
         };
-      };
-      /** @description Missing or malformed JSON body, a missing `consentId`, or one that is not a well-formed id (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The consent does not exist or belongs to another organisation, or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
+        /** @description Authenticated but not allowed: `FORBIDDEN` (staff role too low, or a cookie-authenticated write without a matching `X-CSRF-Token`), or `MINOR_TRACKING_BLOCKED` where the operation says so. */
+        Forbidden: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No such route or record, another organisation's record, or the capability is switched off (`NOT_FOUND`). */
+        NotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description `CONFLICT`: the `Idempotency-Key` was already used with a different request body, or the operation-specific conflict named in its description. */
+        Conflict: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The request body exceeds the size limit (`PAYLOAD_TOO_LARGE`). */
+        PayloadTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description A body was sent with a Content-Type other than `application/json` (`UNSUPPORTED_MEDIA_TYPE`). */
+        UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The `X-Guard-SDK` version is below the deployment's floor (`SDK_VERSION_UNSUPPORTED`). */
+        UpgradeRequired: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Unexpected server fault (`INTERNAL_ERROR`); the message is generic, the fault is logged under `requestId`. */
+        InternalError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The service cannot serve requests right now (`UNAVAILABLE`); retry later. */
+        Unavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The request is invalid (`VALIDATION_ERROR`, or `NOTICE_NOT_PUBLISHED` where the operation says so). Legacy `Error` shape; see "Known gap". */
+        LegacyBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). Legacy `Error` shape. */
+        LegacyUnauthorized: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not allowed (`MINOR_TRACKING_BLOCKED` where the operation says so). Legacy `Error` shape. */
+        LegacyForbidden: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such route or record, another organisation's record, or the capability is switched off (`NOT_FOUND`). Legacy `Error` shape. */
+        LegacyNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Conflict with the current state (`ALREADY_CONSENTED` or `CONFLICT`, as the operation says). Legacy `Error` shape. */
+        LegacyConflict: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body exceeds the size limit (`PAYLOAD_TOO_LARGE`). Legacy `Error` shape. */
+        LegacyPayloadTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A body was sent with a Content-Type other than `application/json` (`UNSUPPORTED_MEDIA_TYPE`). Legacy `Error` shape. */
+        LegacyUnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `X-Guard-SDK` version is below the deployment's floor (`SDK_VERSION_UNSUPPORTED`). Legacy `Error` shape. */
+        LegacyUpgradeRequired: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unexpected server fault (`INTERNAL_ERROR`). Legacy `Error` shape. */
+        LegacyInternalError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
-  };
-  listConsentGateDecisions: {
     parameters: {
-      query?: {
-        /** @description How many decisions to return, newest first. Defaults to 50; values above 200 are clamped to 200. */
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The newest decisions. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            decisions: components["schemas"]["ConsentGateDecision"][];
-          };
-        };
-      };
-      /** @description A `limit` that is not a positive integer (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listConsentGateBypassAlerts: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Current alerts. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            alerts: components["schemas"]["ConsentGateBypassAlert"][];
-            /** @description The rolling window, in milliseconds, within which a deny counts toward an alert. */
-            windowMs: number;
-            /** @description In-window denies against one consent that constitute an alert. */
-            denyThreshold: number;
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listDueRetentions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The calling key's organisation's due retentions. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            due: components["schemas"]["DueRetention"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing or invalid API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listBreaches: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The calling key's organisation's breach register. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            breaches: components["schemas"]["Breach"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing or invalid API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  listCrossBorderTransfers: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The calling key's organisation's active cross-border entries. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            transfers: components["schemas"]["CrossBorderTransfer"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Missing or invalid API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createOfflineConsentLink: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["CreateOfflineConsentLinkRequest"];
-      };
-    };
-    responses: {
-      /** @description Link created. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OfflineConsentLink"];
-        };
-      };
-      /** @description Missing or invalid fields, malformed JSON body (`VALIDATION_ERROR`), or the notice is not published (`NOTICE_NOT_PUBLISHED`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description Notice not found (or another organisation's), or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
-      429: components["responses"]["TooManyRequests"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  syncOfflineCaptures: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          sessions: components["schemas"]["OfflineCaptureSession"][];
-        };
-      };
-    };
-    responses: {
-      /** @description Per-session results, in the order of `sessions`. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            results: components["schemas"]["OfflineCaptureResult"][];
-          };
-        };
-      };
-      /** @description Malformed body, empty batch, or more than 200 sessions (`VALIDATION_ERROR`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
-      429: components["responses"]["TooManyRequests"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  createPosConsentRequest: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          noticeId: components["schemas"]["Id"];
-          purpose: components["schemas"]["Purpose"];
-          dataTypes: components["schemas"]["DataTypeList"];
-          /** @description The number as keyed in; must contain at least one digit. */
-          phone: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Pending request created. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            requestId: string;
-            token: string;
-            /** @description Epoch ms after which the request expires unanswered (72 hours). */
-            expiresAt: number;
-          };
-        };
-      };
-      /** @description Malformed body, empty `dataTypes`, or a phone number with no digits (`VALIDATION_ERROR`), or an unpublished notice (`NOTICE_NOT_PUBLISHED`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description Notice not found (or another organisation's), or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
-      429: components["responses"]["TooManyRequests"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  recordIvrConsentArtifact: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
-         *     caller's organisation, route, key). A replay within 24 hours returns the original status
-         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
-         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
-         *     one record.
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["IvrConsentArtifact"];
-      };
-    };
-    responses: {
-      /** @description Artefact stored. */
-      201: {
-        headers: {
-          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            artifactId: string;
-            /** @description The consent recorded on acceptance; null (or absent) on a refusal. */
-            consentId?: string | null;
-            accepted: boolean;
-          };
-        };
-      };
-      /** @description Malformed body, missing recording URI, or a locale the notice has no content for (`VALIDATION_ERROR`), or an unpublished notice (`NOTICE_NOT_PUBLISHED`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description Notice not found (or another organisation's), or the capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
-      429: components["responses"]["TooManyRequests"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffListDsrRequests: {
-    parameters: {
-      query: {
-        /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
-        organizationId: components["parameters"]["OrganizationIdQuery"];
-        status?: "pending" | "in_progress" | "completed" | "rejected";
-        type?: "summary" | "processors" | "correction" | "erasure";
-        /** @description Only items whose `dueAt` is before this epoch ms. */
-        dueBefore?: number;
-        /** @description Only items whose `dueAt` is after this epoch ms. */
-        dueAfter?: number;
-        /** @description `true`: only open items past `dueAt`; `false`: everything else. */
-        overdue?: boolean;
-        /** @description `true`: only open items with at least 80 % of their period elapsed but not yet overdue; `false`: everything else. */
-        dueSoon?: boolean;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The organisation's DSR requests. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            requests: components["schemas"]["DsrRequest"][];
-          };
-        };
-      };
-      /** @description Missing or invalid organizationId (`VALIDATION_ERROR`), or the caller is not staff at that organisation (`NOT_ASSOCIATED_WITH_ORG`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffListStatutoryBasisSuggestions: {
-    parameters: {
-      query?: {
-        /** @description Narrow the suggestions to one sector (for example `banking`, `health`). */
-        sector?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Suggestions (empty if the capability is off). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            suggestions: components["schemas"]["StatutoryBasisSuggestion"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff surface is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffGetDsrRequest: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        /** @description Id of the consent record. */
+        ConsentId: components["schemas"]["Id"];
+        /** @description Id of the organisation. */
+        OrgId: components["schemas"]["Id"];
+        /** @description The organisation's short name. */
+        OrgSlug: components["schemas"]["Slug"];
+        /** @description Id of the notice. */
+        NoticeId: components["schemas"]["Id"];
         /** @description Id of the DSR request. */
-        requestId: components["parameters"]["DsrRequestId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The request and its history. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            request: components["schemas"]["DsrRequest"];
-            transitions: components["schemas"]["RightsTransition"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description No such request in the caller's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffUpdateDsrStatus: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the DSR request. */
-        requestId: components["parameters"]["DsrRequestId"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @enum {string} */
-          status: "pending" | "in_progress" | "completed" | "rejected";
-          /** @description Any JSON value to record as the response to the principal (for example the completed summary). */
-          responsePayload?: unknown;
-          /** @description Why the request moved, kept in its history. Added in 2.10.0. */
-          reason?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Updated. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["UpdatedResult"];
-        };
-      };
-      /** @description Invalid fields (`VALIDATION_ERROR`) or a forbidden transition (`INVALID_STATUS_TRANSITION`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such request in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffGenerateDsrSummary: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the DSR request. */
-        requestId: components["parameters"]["DsrRequestId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Generated and marked completed. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["UpdatedResult"];
-        };
-      };
-      /** @description Wrong request type or a terminal state (`INVALID_STATUS_TRANSITION`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such request in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffRejectDsrWithStatutoryBasis: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
-         */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the DSR request. */
-        requestId: components["parameters"]["DsrRequestId"];
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          statute: string;
-          citation: string;
-          retentionPolicyId?: components["schemas"]["Id"];
-        };
-      };
-    };
-    responses: {
-      /** @description Denied and recorded. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["UpdatedResult"];
-        };
-      };
-      /** @description Missing fields or capability off (`VALIDATION_ERROR`), or a non-erasure request or a forbidden transition (`INVALID_STATUS_TRANSITION`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such request (or retention policy) in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffListGrievances: {
-    parameters: {
-      query: {
-        /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
-        organizationId: components["parameters"]["OrganizationIdQuery"];
-        status?: "open" | "in_progress" | "resolved";
-        /** @description Only items whose `dueAt` is before this epoch ms. */
-        dueBefore?: number;
-        /** @description Only items whose `dueAt` is after this epoch ms. */
-        dueAfter?: number;
-        /** @description `true`: only open items past `dueAt`; `false`: everything else. */
-        overdue?: boolean;
-        /** @description `true`: only open items with at least 80 % of their period elapsed but not yet overdue; `false`: everything else. */
-        dueSoon?: boolean;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The organisation's grievances. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            grievances: components["schemas"]["Grievance"][];
-          };
-        };
-      };
-      /** @description Missing or invalid organizationId (`VALIDATION_ERROR`), or the caller is not staff at that organisation (`NOT_ASSOCIATED_WITH_ORG`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The capability is off (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffGetGrievance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
+        DsrRequestId: components["schemas"]["Id"];
         /** @description Id of the grievance. */
-        grievanceId: components["parameters"]["GrievanceId"];
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The grievance and its history. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            grievance: components["schemas"]["Grievance"];
-            transitions: components["schemas"]["RightsTransition"][];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description No such grievance in the caller's organisation (`NOT_FOUND`). */
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffRespondToGrievance: {
-    parameters: {
-      query?: never;
-      header?: {
+        GrievanceId: components["schemas"]["Id"];
+        /** @description Id of the service API key. */
+        ApiKeyId: components["schemas"]["Id"];
+        /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
+        Domain: string;
+        /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
+        AppId: string;
+        /** @description Id of the domain group. */
+        DomainGroupId: components["schemas"]["Id"];
+        /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
+        OrganizationIdQuery: components["schemas"]["Id"];
+        /**
+         * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+         *     caller's organisation, route, key). A replay within 24 hours returns the original status
+         *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+         *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+         *     one record.
+         */
+        IdempotencyKey: string;
+        /** @description Id of the webhook endpoint (`whe_...`). */
+        WebhookEndpointId: components["schemas"]["Id"];
+        /** @description Id of the delivery (`dlv_...`). */
+        WebhookDeliveryId: components["schemas"]["Id"];
         /**
          * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
          *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
          */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path: {
-        /** @description Id of the grievance. */
-        grievanceId: components["parameters"]["GrievanceId"];
-      };
-      cookie?: never;
+        CsrfToken: string;
     };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @enum {string} */
-          status: "in_progress" | "resolved";
-          response: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Responded. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["UpdatedResult"];
-        };
-      };
-      /** @description Missing or invalid fields (`VALIDATION_ERROR`), or a forbidden transition (`INVALID_STATUS_TRANSITION`). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      /** @description No such grievance in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffGetRightsSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The periods in force. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ResponsePeriods"];
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      404: components["responses"]["NotFound"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
-    };
-  };
-  staffUpdateRightsSettings: {
-    parameters: {
-      query?: never;
-      header?: {
+    requestBodies: never;
+    headers: {
+        /** @description Id of this request, also returned as `requestId` in error bodies; quote it when reporting a problem. */
+        RequestId: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description Present, with the value `true`, when this response replays the original answer to an earlier request with the same `Idempotency-Key`. */
+        IdempotentReplayed: "true";
         /**
-         * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
-         *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+         * @description `guard_session=<opaque>; Path=/; HttpOnly; SameSite=Lax` (plus `Secure` when served over
+         *     HTTPS, and `Max-Age` matching `expiresAt`). Signing out sends the same cookie with
+         *     `Max-Age=0`.
          */
-        "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
-      };
-      path?: never;
-      cookie?: never;
+        SessionCookie: string;
     };
-    requestBody: {
-      content: {
-        "application/json": {
-          dsrResponseDays?: number;
-          grievanceResponseDays?: number;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-      };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
     };
-    responses: {
-      /** @description The periods now in force. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          "application/json": components["schemas"]["ResponsePeriods"];
+        requestBody?: never;
+        responses: {
+            /** @description Ready to serve. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
-      };
-      /** @description An empty body, or a period that is not a whole number of days from 1 to 90 (`VALIDATION_ERROR` naming the field). */
-      400: components["responses"]["BadRequest"];
-      /** @description Not authenticated (`UNAUTHORIZED`). */
-      401: components["responses"]["Unauthorized"];
-      /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      426: components["responses"]["UpgradeRequired"];
-      500: components["responses"]["InternalError"];
     };
-  };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document this server was built from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStaffSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createStaffSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationSlug: components["schemas"]["Slug"];
+                    email: components["schemas"]["EmailAddress"];
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set. */
+            201: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Unknown organisation, unknown email or wrong password (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteStaffSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        signedOut: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation's keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKeys: components["schemas"]["ApiKeySummary"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A label for the integration using the key. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Key created; `key` is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the service API key. */
+                apiKeyId: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already revoked). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such key in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Also list deleted endpoints. Default false. */
+                includeDeleted?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints (secrets are never included). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description `https://...`; plain `http://` only to `localhost`, `127.0.0.1` or `[::1]` outside production. No user name, password or fragment.
+                     */
+                    url: string;
+                    /** @description The event types to deliver; at least one. Duplicates are dropped. */
+                    events: components["schemas"]["WebhookEventType"][];
+                    /** @description Default true. */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Endpoint created; `secret` is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            /** @description A missing or unacceptable `url`, an empty `events`, or an unknown event type (`VALIDATION_ERROR`, `field` names it, for example `events[1]`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint (`whe_...`). */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint (without its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the webhook endpoint (`whe_...`). */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or already deleted). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId: string;
+                        deleted: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the webhook endpoint (`whe_...`). */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Same rules as on creation.
+                     */
+                    url?: string;
+                    /** @description Replaces the subscribed event types; at least one. */
+                    events?: components["schemas"]["WebhookEventType"][];
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description An empty body, an unacceptable `url`, an empty `events` or an unknown event type (`VALIDATION_ERROR` with `field`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The endpoint was deleted (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "sending" | "delivered" | "dead" | "cancelled";
+                /** @description Page size. Defaults to 50; values above 200 are clamped to 200. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint (`whe_...`). */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        /** @description Cursor of the next (older) page, or null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad `status`, `limit` or `cursor` (`VALIDATION_ERROR` with `field`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such endpoint in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint (`whe_...`). */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+                /** @description Id of the delivery (`dlv_...`). */
+                deliveryId: components["parameters"]["WebhookDeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such endpoint in the session's organisation, or no such delivery for it (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the webhook endpoint (`whe_...`). */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+                /** @description Id of the delivery (`dlv_...`). */
+                deliveryId: components["parameters"]["WebhookDeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; the delivery as it now stands. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such endpoint in the session's organisation, or no such delivery for it (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The endpoint was deleted (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOrgBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organisation's short name. */
+                slug: components["parameters"]["OrgSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No organisation matches this slug, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNoticesForOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the organisation. */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Published notices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Published notices only. */
+                        notices: components["schemas"]["Notice"][];
+                    };
+                };
+            };
+            /** @description orgId is not a valid identifier (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description No such organisation, or the capability is off (`NOT_FOUND`). Declared since 2.10.0. */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNoticeById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No such notice (drafts are not public), or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResponsePeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the organisation. */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The periods in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        dsrResponseDays: number;
+                        grievanceResponseDays: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No such organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBannerConfig: {
+        parameters: {
+            query?: {
+                /** @description Hostname of the embedding page. */
+                domain?: string;
+                /** @description Identifier of the native app (bundle id or package name). */
+                appId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the organisation. */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bannerSettings?: components["schemas"]["BannerSettings"];
+                        /** @description Presentation-config version; never triggers re-consent. */
+                        configVersion: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No such organisation, the domain or app is not registered to it, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWidgetConfig: {
+        parameters: {
+            query: {
+                /** @description Id of the domain group (the widget script's `?id=`). */
+                id: components["schemas"]["Id"];
+                /** @description Hostname of the embedding page. */
+                domain: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The widget configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetConfig"];
+                };
+            };
+            /** @description Missing `id`/`domain`, or `id` is not a valid identifier (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description No matching domain group, the domain is not registered to its organisation, no notice resolves, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNoticeLanguages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every notice language, English first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        languages: components["schemas"]["NoticeLanguageInfo"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listStaffNotices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        notices: components["schemas"]["StaffNoticeSummary"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createStaffNotice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoticeDraftInput"] & {
+                    /** @description The organisation's name for the notice; `default` makes it the default notice (used by domain groups without their own). */
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created (or the same creation repeated). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticeDraft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Another notice of the organisation already has this key, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStaffNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffNoticeDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such notice in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saveNoticeDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoticeDraftInput"];
+            };
+        };
+        responses: {
+            /** @description The saved draft, with what still stops it from being published. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticeDraft"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such notice in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    discardNoticeDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discarded (or there was none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        discarded: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such notice in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewNoticeDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticePreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such notice in the session's organisation, or it has no draft (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    publishNoticeDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Published (or already published). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticePublication"];
+                };
+            };
+            /** @description The draft is incomplete (`VALIDATION_ERROR`, with `field`), or there is nothing to publish (`INVALID_STATUS_TRANSITION`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such notice in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveStaffNotice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the notice. */
+                noticeId: components["parameters"]["NoticeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffNoticeVersion"];
+                };
+            };
+            /** @description The notice was never published (`INVALID_STATUS_TRANSITION`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such notice in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBannerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every scope with settings of its own. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bannerSettings: components["schemas"]["BannerScopeSettings"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saveDefaultBannerSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BannerSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BannerScopeSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRegisteredDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registered domains, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domains: components["schemas"]["RegisteredDomain"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    registerDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
+                domain: components["parameters"]["Domain"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredDomain"];
+                };
+            };
+            /** @description Not a hostname (`VALIDATION_ERROR`, field `domain`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeRegisteredDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
+                domain: components["parameters"]["Domain"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or was not registered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saveDomainBannerSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
+                domain: components["parameters"]["Domain"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BannerSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BannerScopeSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description The domain is not registered to the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeDomainBannerSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A hostname such as `shop.example.com` (lower-cased; matched exactly). */
+                domain: components["parameters"]["Domain"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or had none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRegisteredApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registered apps, by id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apps: components["schemas"]["RegisteredApp"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    registerApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredApp"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeRegisteredApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or was not registered). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    saveAppBannerSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BannerSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BannerScopeSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description The app is not registered to the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeAppBannerSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description A native app's bundle id or package name, such as `com.example.health` (matched exactly). */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or had none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDomainGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Domain groups, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domainGroups: components["schemas"]["DomainGroup"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDomainGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainGroupInput"];
+            };
+        };
+        responses: {
+            /** @description Created (or the same creation repeated). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainGroup"];
+                };
+            };
+            /** @description Invalid fields, a domain not registered to the organisation, or a `noticeId` naming no notice of it (`VALIDATION_ERROR`, with `field`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Another domain group of the organisation has this name, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDomainGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the domain group. */
+                domainGroupId: components["parameters"]["DomainGroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such domain group in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateDomainGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the domain group. */
+                domainGroupId: components["parameters"]["DomainGroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainGroupInput"];
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainGroup"];
+                };
+            };
+            /** @description Invalid fields, a domain not registered to the organisation, or a `noticeId` naming no notice of it (`VALIDATION_ERROR`, with `field`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such domain group in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description Another domain group of the organisation has this name (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteDomainGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the domain group. */
+                domainGroupId: components["parameters"]["DomainGroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or there was none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every capability, in `CapabilityName` order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapabilityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setCapabilities: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `CapabilityName` -> on (`true`) or off (`false`). */
+                    capabilities: {
+                        [key: string]: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Every capability after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapabilityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is not `admin`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffUpdateOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description See `OrganizationSettings`. */
+                    blockTrackingForChildren?: boolean;
+                    anonymousConsentRateLimit?: {
+                        perAddress?: number;
+                        perOrganization?: number;
+                        windowMs?: number;
+                    };
+                    consentGate?: {
+                        windowMs?: number;
+                        denyThreshold?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The settings now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettings"];
+                };
+            };
+            /** @description An empty body or nested object, an unknown setting, a value of the wrong type, or an integer outside its range (`VALIDATION_ERROR` naming the field, e.g. `consentGate.windowMs`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    brokerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The fiduciary's own stable user id, scoped to its organisation. */
+                    externalId: components["schemas"]["ExternalId"];
+                    /**
+                     * @description Optional (added in 2.10.0). The principal's email address, stored lower-cased,
+                     *     by which `POST /cm/v1/consent` and `GET /api/v1/consent-status` find the
+                     *     principal. Omitted, the stored address is left as it is. An address is held by
+                     *     one principal of the organisation at a time: naming it for another principal
+                     *     moves it there.
+                     */
+                    email?: components["schemas"]["EmailAddress"];
+                };
+            };
+        };
+        responses: {
+            /** @description Access token minted. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        /** @description Epoch ms the token expires. */
+                        expiresAt: number;
+                        /** @enum {string} */
+                        tokenType: "Bearer";
+                    };
+                };
+            };
+            /** @description Missing externalId or invalid JSON body (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid service API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    giveConsentAnonymous: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationId: components["schemas"]["Id"];
+                    /** @description A published notice of `organizationId`. */
+                    noticeId: components["schemas"]["Id"];
+                    purpose: components["schemas"]["Purpose"];
+                    dataTypes: components["schemas"]["DataTypeList"];
+                    /** @description Client-generated id of the guest (for example a UUID kept in local storage). */
+                    anonymousId: components["schemas"]["ExternalId"];
+                };
+            };
+        };
+        responses: {
+            /** @description Consent recorded. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consentId: string;
+                        purpose: string;
+                        dataTypes: string[];
+                        /** @description Epoch ms. */
+                        givenAt: number;
+                    };
+                };
+            };
+            /** @description Missing or invalid fields, or a purpose the notice does not itemise (`VALIDATION_ERROR`), notice not published (`NOTICE_NOT_PUBLISHED`: draft or archived), or already consented to this notice and purpose (`ALREADY_CONSENTED`). */
+            400: components["responses"]["BadRequest"];
+            /** @description No such organisation or notice (or the notice is another organisation's), or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    linkAnonymousConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    anonymousId: components["schemas"]["ExternalId"];
+                };
+            };
+        };
+        responses: {
+            /** @description Reconciliation result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Consents newly linked by this call. */
+                        linkedCount: number;
+                        needsReconsent: {
+                            noticeId: string;
+                            purpose: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing anonymousId or invalid JSON body (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). Declared since 2.10.0. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordConsentRequest"];
+            };
+        };
+        responses: {
+            /** @description Consent recorded. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentRecord"];
+                };
+            };
+            /** @description Missing or invalid fields, malformed JSON body (`VALIDATION_ERROR`), or the notice is not published (`NOTICE_NOT_PUBLISHED`). */
+            400: components["responses"]["LegacyBadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["LegacyUnauthorized"];
+            /** @description Tracking consent blocked for a verified minor (`MINOR_TRACKING_BLOCKED`). */
+            403: components["responses"]["LegacyForbidden"];
+            /** @description Notice not found (or another organisation's), no data principal matches the email, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["LegacyNotFound"];
+            /** @description The principal already has an active consent for this notice and purpose (`ALREADY_CONSENTED`), or the `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["LegacyConflict"];
+            413: components["responses"]["LegacyPayloadTooLarge"];
+            415: components["responses"]["LegacyUnsupportedMediaType"];
+            426: components["responses"]["LegacyUpgradeRequired"];
+            500: components["responses"]["LegacyInternalError"];
+        };
+    };
+    getConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the consent record. */
+                consentId: components["parameters"]["ConsentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentRecord"];
+                };
+            };
+            /** @description The consent id is not a valid identifier (`VALIDATION_ERROR`). */
+            400: components["responses"]["LegacyBadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["LegacyUnauthorized"];
+            /** @description No such consent, it belongs to another organisation than the key, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["LegacyNotFound"];
+            426: components["responses"]["LegacyUpgradeRequired"];
+            500: components["responses"]["LegacyInternalError"];
+        };
+    };
+    withdrawConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the consent record. */
+                consentId: components["parameters"]["ConsentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The now-withdrawn consent record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentRecord"];
+                };
+            };
+            /** @description The consent id is not a valid identifier (`VALIDATION_ERROR`). */
+            400: components["responses"]["LegacyBadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["LegacyUnauthorized"];
+            /** @description No such consent, it belongs to another organisation than the key, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["LegacyNotFound"];
+            /** @description The consent is already withdrawn (`CONFLICT`). */
+            409: components["responses"]["LegacyConflict"];
+            413: components["responses"]["LegacyPayloadTooLarge"];
+            415: components["responses"]["LegacyUnsupportedMediaType"];
+            426: components["responses"]["LegacyUpgradeRequired"];
+            500: components["responses"]["LegacyInternalError"];
+        };
+    };
+    receiveCmSignal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The sending Consent Manager's registry id under MeitY's framework. */
+                    cmRegistryId: components["schemas"]["ExternalId"];
+                    cmName: string;
+                    /** @description The CM's own opaque identifier for the data principal; not yet mapped to a local principal. */
+                    principalTokenFromCm: string;
+                    purposes: string[];
+                    /** @enum {string} */
+                    signalType: "consent_given" | "consent_withdrawn" | "consent_updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Signal recorded (or matched an existing duplicate delivery). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CmSignalRecord"];
+                };
+            };
+            /** @description Missing or invalid fields, or the JSON body is malformed (`VALIDATION_ERROR`). */
+            400: components["responses"]["LegacyBadRequest"];
+            /** @description Missing or invalid API key (`UNAUTHORIZED`). */
+            401: components["responses"]["LegacyUnauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["LegacyNotFound"];
+            /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["LegacyConflict"];
+            413: components["responses"]["LegacyPayloadTooLarge"];
+            415: components["responses"]["LegacyUnsupportedMediaType"];
+            426: components["responses"]["LegacyUpgradeRequired"];
+            500: components["responses"]["LegacyInternalError"];
+        };
+    };
+    getConsentStatus: {
+        parameters: {
+            query?: {
+                /** @description The principal's email address. Exactly one of `email` and `externalId`. */
+                email?: components["schemas"]["EmailAddress"];
+                /** @description The fiduciary's own id for the principal. Exactly one of `email` and `externalId`. */
+                externalId?: components["schemas"]["ExternalId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The principal and every consent they hold at the calling key's organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentStatus"];
+                };
+            };
+            /** @description Neither or both of `email` and `externalId`, or an invalid value (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No principal of the calling key's organisation matches, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDsrRequestsForCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requests: components["schemas"]["DsrRequest"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDsrRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationId: components["schemas"]["Id"];
+                    /** @enum {string} */
+                    type: "summary" | "processors" | "correction" | "erasure";
+                    details?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Request filed. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DsrRequest"];
+                };
+            };
+            /** @description Missing or invalid fields or type (`VALIDATION_ERROR`), or the principal is not associated with the organisation (`NOT_ASSOCIATED_WITH_ORG`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description No such organisation, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGrievancesForCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own grievances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grievances: components["schemas"]["Grievance"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createGrievance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationId: components["schemas"]["Id"];
+                    subject: string;
+                    description: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Grievance filed. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grievance"];
+                };
+            };
+            /** @description Missing or invalid fields (`VALIDATION_ERROR`), or the principal is not associated with the organisation (`NOT_ASSOCIATED_WITH_ORG`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description No such organisation, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNomination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active nomination, or null if none is set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Nomination"] | null;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    upsertNomination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    nomineeName: string;
+                    /** @description Email address or phone number of the nominee. */
+                    nomineeContact: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The upserted nomination. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Nomination"];
+                };
+            };
+            /** @description Missing or invalid fields (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeNomination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already had none active). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyParent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tokenFromProvider: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Missing or invalid token, or the provider rejected it (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or expired access token (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyConsentGate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The consent record to evaluate; must belong to the calling key's organisation. */
+                    consentId: components["schemas"]["Id"];
+                };
+            };
+        };
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentGateVerdict"];
+                };
+            };
+            /** @description Missing or malformed JSON body, a missing `consentId`, or one that is not a well-formed id (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The consent does not exist or belongs to another organisation, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listConsentGateDecisions: {
+        parameters: {
+            query?: {
+                /** @description How many decisions to return, newest first. Defaults to 50; values above 200 are clamped to 200. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest decisions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        decisions: components["schemas"]["ConsentGateDecision"][];
+                    };
+                };
+            };
+            /** @description A `limit` that is not a positive integer (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listConsentGateBypassAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Current alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alerts: components["schemas"]["ConsentGateBypassAlert"][];
+                        /** @description The rolling window, in milliseconds, within which a deny counts toward an alert. */
+                        windowMs: number;
+                        /** @description In-window denies against one consent that constitute an alert. */
+                        denyThreshold: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDueRetentions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key's organisation's due retentions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        due: components["schemas"]["DueRetention"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBreaches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key's organisation's breach register. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        breaches: components["schemas"]["Breach"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCrossBorderTransfers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key's organisation's active cross-border entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: components["schemas"]["CrossBorderTransfer"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOfflineConsentLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOfflineConsentLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Link created. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineConsentLink"];
+                };
+            };
+            /** @description Missing or invalid fields, malformed JSON body (`VALIDATION_ERROR`), or the notice is not published (`NOTICE_NOT_PUBLISHED`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description Notice not found (or another organisation's), or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    syncOfflineCaptures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sessions: components["schemas"]["OfflineCaptureSession"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Per-session results, in the order of `sessions`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["OfflineCaptureResult"][];
+                    };
+                };
+            };
+            /** @description Malformed body, empty batch, or more than 200 sessions (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPosConsentRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    noticeId: components["schemas"]["Id"];
+                    purpose: components["schemas"]["Purpose"];
+                    dataTypes: components["schemas"]["DataTypeList"];
+                    /** @description The number as keyed in; must contain at least one digit. */
+                    phone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Pending request created. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestId: string;
+                        token: string;
+                        /** @description Epoch ms after which the request expires unanswered (72 hours). */
+                        expiresAt: number;
+                    };
+                };
+            };
+            /** @description Malformed body, empty `dataTypes`, or a phone number with no digits (`VALIDATION_ERROR`), or an unpublished notice (`NOTICE_NOT_PUBLISHED`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description Notice not found (or another organisation's), or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordIvrConsentArtifact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IvrConsentArtifact"];
+            };
+        };
+        responses: {
+            /** @description Artefact stored. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        artifactId: string;
+                        /** @description The consent recorded on acceptance; null (or absent) on a refusal. */
+                        consentId?: string | null;
+                        accepted: boolean;
+                    };
+                };
+            };
+            /** @description Malformed body, missing recording URI, or a locale the notice has no content for (`VALIDATION_ERROR`), or an unpublished notice (`NOTICE_NOT_PUBLISHED`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description Notice not found (or another organisation's), or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffListDsrRequests: {
+        parameters: {
+            query: {
+                /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
+                organizationId: components["parameters"]["OrganizationIdQuery"];
+                status?: "pending" | "in_progress" | "completed" | "rejected";
+                type?: "summary" | "processors" | "correction" | "erasure";
+                /** @description Only items whose `dueAt` is before this epoch ms. */
+                dueBefore?: number;
+                /** @description Only items whose `dueAt` is after this epoch ms. */
+                dueAfter?: number;
+                /** @description `true`: only open items past `dueAt`; `false`: everything else. */
+                overdue?: boolean;
+                /** @description `true`: only open items with at least 80 % of their period elapsed but not yet overdue; `false`: everything else. */
+                dueSoon?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation's DSR requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requests: components["schemas"]["DsrRequest"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid organizationId (`VALIDATION_ERROR`), or the caller is not staff at that organisation (`NOT_ASSOCIATED_WITH_ORG`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffListStatutoryBasisSuggestions: {
+        parameters: {
+            query?: {
+                /** @description Narrow the suggestions to one sector (for example `banking`, `health`). */
+                sector?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Suggestions (empty if the capability is off). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        suggestions: components["schemas"]["StatutoryBasisSuggestion"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff surface is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetDsrRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the DSR request. */
+                requestId: components["parameters"]["DsrRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request and its history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        request: components["schemas"]["DsrRequest"];
+                        transitions: components["schemas"]["RightsTransition"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description No such request in the caller's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffUpdateDsrStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the DSR request. */
+                requestId: components["parameters"]["DsrRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "pending" | "in_progress" | "completed" | "rejected";
+                    /** @description Any JSON value to record as the response to the principal (for example the completed summary). */
+                    responsePayload?: unknown;
+                    /** @description Why the request moved, kept in its history. Added in 2.10.0. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedResult"];
+                };
+            };
+            /** @description Invalid fields (`VALIDATION_ERROR`) or a forbidden transition (`INVALID_STATUS_TRANSITION`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such request in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGenerateDsrSummary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the DSR request. */
+                requestId: components["parameters"]["DsrRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Generated and marked completed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedResult"];
+                };
+            };
+            /** @description Wrong request type or a terminal state (`INVALID_STATUS_TRANSITION`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such request in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffRejectDsrWithStatutoryBasis: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the DSR request. */
+                requestId: components["parameters"]["DsrRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    statute: string;
+                    citation: string;
+                    retentionPolicyId?: components["schemas"]["Id"];
+                };
+            };
+        };
+        responses: {
+            /** @description Denied and recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedResult"];
+                };
+            };
+            /** @description Missing fields or capability off (`VALIDATION_ERROR`), or a non-erasure request or a forbidden transition (`INVALID_STATUS_TRANSITION`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such request (or retention policy) in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffListGrievances: {
+        parameters: {
+            query: {
+                /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
+                organizationId: components["parameters"]["OrganizationIdQuery"];
+                status?: "open" | "in_progress" | "resolved";
+                /** @description Only items whose `dueAt` is before this epoch ms. */
+                dueBefore?: number;
+                /** @description Only items whose `dueAt` is after this epoch ms. */
+                dueAfter?: number;
+                /** @description `true`: only open items past `dueAt`; `false`: everything else. */
+                overdue?: boolean;
+                /** @description `true`: only open items with at least 80 % of their period elapsed but not yet overdue; `false`: everything else. */
+                dueSoon?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation's grievances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grievances: components["schemas"]["Grievance"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid organizationId (`VALIDATION_ERROR`), or the caller is not staff at that organisation (`NOT_ASSOCIATED_WITH_ORG`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetGrievance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the grievance. */
+                grievanceId: components["parameters"]["GrievanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grievance and its history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grievance: components["schemas"]["Grievance"];
+                        transitions: components["schemas"]["RightsTransition"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description No such grievance in the caller's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffRespondToGrievance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the grievance. */
+                grievanceId: components["parameters"]["GrievanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "in_progress" | "resolved";
+                    response: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Responded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdatedResult"];
+                };
+            };
+            /** @description Missing or invalid fields (`VALIDATION_ERROR`), or a forbidden transition (`INVALID_STATUS_TRANSITION`). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such grievance in the caller's organisation (`NOT_FOUND`). Declared since 2.10.0. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetRightsSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The periods in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsePeriods"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffUpdateRightsSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    dsrResponseDays?: number;
+                    grievanceResponseDays?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The periods now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsePeriods"];
+                };
+            };
+            /** @description An empty body, or a period that is not a whole number of days from 1 to 90 (`VALIDATION_ERROR` naming the field). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
 }

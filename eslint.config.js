@@ -1,26 +1,20 @@
 // Lint rules are part of `npm test`, so style never becomes a review topic.
 import js from "@eslint/js";
+import fs from "node:fs";
 import tseslint from "typescript-eslint";
 
-// The server's layering (ARCHITECTURE.md, "Who may import whom"). server/test/architecture checks the
-// same arrows, and that only a domain's store names its tables in SQL.
-const DOMAINS = [
-  "accounts",
-  "audit",
-  "banner",
-  "capabilities",
-  "consent",
-  "gate",
-  "notices",
-  "rights",
-  "settings",
-  "system",
-  "webhooks",
-];
+// The server's layering (ARCHITECTURE.md, "Layers, and who may import whom"). server/test/architecture
+// checks the same arrows, and that only a domain's store names its tables in SQL. Every folder of
+// server/src/ is held to the domain rule except the frame, the CLI, the demo seed and generated code,
+// as that test counts them, so a new domain folder is checked without an edit here.
+const NOT_DOMAINS = new Set(["http", "db", "lib", "generated", "cli", "demo"]);
+const DOMAINS = fs
+  .readdirSync(new URL("./server/src/", import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !NOT_DOMAINS.has(entry.name))
+  .map((entry) => entry.name);
 const HTTP_AND_EDGE = ["**/http/*", "**/access/*", "**/cli/*", "fastify", "@fastify/*", "**/routes.js"];
 const ANY_DOMAIN_OR_EDGE = [
   ...DOMAINS.map((d) => `../${d}/*`),
-  "../access/*",
   "../cli/*",
   "../routes.js",
   "../server.js",

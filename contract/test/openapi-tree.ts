@@ -78,7 +78,7 @@ export interface Operation {
   readonly pathItem: JsonObject;
 }
 
-export function operationsOf(doc: JsonObject): Operation[] {
+function operationsOf(doc: JsonObject): Operation[] {
   const result: Operation[] = [];
   for (const [path, item] of Object.entries(asObject(doc.paths, "paths"))) {
     const pathItem = asObject(item, path);

@@ -68,7 +68,7 @@ function columnType(column: ColumnInfo): string {
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 
-export async function readColumns(db: Queryable): Promise<ColumnInfo[]> {
+async function readColumns(db: Queryable): Promise<ColumnInfo[]> {
   return db.query<ColumnInfo & Record<string, unknown>>(
     `SELECT c.table_name, t.table_type, c.column_name, c.udt_name, c.is_nullable, c.column_default, c.is_identity
        FROM information_schema.columns c

@@ -9,7 +9,7 @@ import {
 } from "../../src/canonical/audit-hash.js";
 import { json, utf8Hex, vectorFile, type JsonObject, type VectorCase } from "./shared.js";
 
-export const AUDIT_TEST_SECRET = "guard-audit-hash-test-secret-v1";
+const AUDIT_TEST_SECRET = "guard-audit-hash-test-secret-v1";
 
 const CONTRACT_EXAMPLE: AuditHashInput = {
   organizationId: "org_abc123",

@@ -10,7 +10,7 @@ import {
 import { json, vectorFile, type JsonObject, type VectorCase } from "./shared.js";
 
 /** `whsec_` + base64 of the bytes 0x00..0x1f: the format of a Guard endpoint secret, deliberately fake. */
-export const WEBHOOK_TEST_SECRET =
+const WEBHOOK_TEST_SECRET =
   "whsec_" + Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString("base64");
 /** Another endpoint's secret (bytes 0x20..0x3f), for wrong-secret and key-rotation cases. */
 const WEBHOOK_OTHER_SECRET =

@@ -344,7 +344,7 @@ def _check_headers(name: str, headers: Optional[Mapping[str, str]]) -> Dict[str,
     return dict(headers)
 
 
-def data_type_list(name: str, value: Any) -> List[str]:
+def _string_list(name: str, value: Any) -> List[str]:
     """A list of strings from any sequence of them; a bare string is refused, not split into letters."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a list of strings, not a single string")
@@ -371,5 +371,5 @@ def _place(
                 body = {}
             if value is None and param.optional:
                 continue
-            body[param.wire] = data_type_list(param.name, value) if param.annotation == STRING_LIST else value
+            body[param.wire] = _string_list(param.name, value) if param.annotation == STRING_LIST else value
     return path_values, query, body

@@ -11,7 +11,7 @@ Both clients are built from this table. ``scripts/generate_clients.py`` writes t
 of ``GuardClient`` and of ``AsyncGuardClient`` for each row (real methods, so type checkers and IDEs
 see every signature), and at run time ``ClientCore._prepare`` reads the same row to place the
 arguments. Adding an operation is one row here, then running the generator;
-``tests/test_generated_clients.py`` fails while the clients are stale, and
+``tests/test_generated_code.py`` fails while the clients are stale, and
 ``tests/test_contract_sync.py`` checks every row against ``contract/openapi/v1.yaml`` (method, path,
 credential, which routes take an ``Idempotency-Key``).
 """

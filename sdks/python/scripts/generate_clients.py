@@ -5,7 +5,7 @@
 
 ``scripts/generate_models.py`` runs this too, after the models: a method's return type is the
 contract's (``RESPONSE_TYPES`` in guard/_models.py). The generated file is committed, so type
-checkers and IDEs see every method as written; tests/test_generated_clients.py renders it again in
+checkers and IDEs see every method as written; tests/test_generated_code.py renders it again in
 memory and fails when it differs.
 
 Each operation becomes two explicit methods, one on ``SyncMethods`` (the base of ``GuardClient``)
@@ -106,25 +106,24 @@ def _method(operation: Any, return_type: str, is_async: bool) -> List[str]:
     lines = _joined(f"{define} {operation.python_name}(", parameters, f") -> {return_type}:", indent)
     lines += _docstring(operation.doc, body_indent)
 
-    arguments = "{" + ", ".join(f'"{param.name}": {param.name}' for param in operation.params) + "}"
-    call_items = [f'"{operation.method_name}"', arguments, "request_options"]
-    if operation.creates:
-        call_items.append("idempotency_key")
+    entries = [f'"{param.name}": {param.name}' for param in operation.params]
+    options = ["request_options", "idempotency_key"] if operation.creates else ["request_options"]
     call = "return await self._call(" if is_async else "return self._call("
-    one_line = f"{body_indent}{call}{', '.join(call_items)})"
+    name = f'"{operation.method_name}"'
+    arguments = [name, "{" + ", ".join(entries) + "}", *options]
+    one_line = f"{body_indent}{call}{', '.join(arguments)})"
     if _fits(one_line):
-        lines.append(one_line)
-    else:
-        inner = body_indent + "    "
-        lines.append(f"{body_indent}{call}")
-        for item in call_items:
-            if item is arguments and not _fits(f"{inner}{item},"):
-                entries = [f'"{param.name}": {param.name}' for param in operation.params]
-                lines += [f"{inner}{{", *[f"{inner}    {entry}," for entry in entries], f"{inner}}},"]
-            else:
-                lines.append(f"{inner}{item},")
-        lines.append(f"{body_indent})")
-    return lines
+        return [*lines, one_line]
+    # One item per line, the arguments' dict itself split when it does not fit on its line.
+    inner = body_indent + "    "
+    return [
+        *lines,
+        f"{body_indent}{call}",
+        f"{inner}{name},",
+        *_joined("{", entries, "},", inner),
+        *[f"{inner}{option}," for option in options],
+        f"{body_indent})",
+    ]
 
 
 def _class(name: str, client: str, operations: List[Any], response_types: Dict[str, str], is_async: bool) -> List[str]:

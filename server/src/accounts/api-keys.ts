@@ -5,6 +5,7 @@
 import type { Queryable } from "../db/database.js";
 import { announceInvalidation, type InvalidationFeed } from "../db/invalidation.js";
 import { ReadThroughCache } from "../db/read-through-cache.js";
+import { validationError } from "../lib/failure.js";
 import { newId, randomBase62 } from "../lib/ids.js";
 import { sha256Hex } from "../lib/secrets.js";
 import {
@@ -34,7 +35,8 @@ export async function createApiKey(
   now: number,
 ): Promise<CreatedApiKey> {
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 100) throw new RangeError("name: 1-100 characters");
+  if (name === "") throw validationError("name", "name must not be blank");
+  if (name.length > 100) throw validationError("name", "name must be at most 100 characters");
   const key = API_KEY_PREFIX + randomBase62(40);
   const apiKeyId = newId("key");
   const prefix = key.slice(0, DISPLAY_PREFIX_LENGTH);

@@ -1,6 +1,7 @@
 // Staff users (the fiduciary's admins, DPOs and read-only viewers) and their passwords.
 import type { Queryable } from "../db/database.js";
 import type { StaffRole } from "../lib/credentials.js";
+import { Failure, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../lib/secrets.js";
 import { insertStaffUser, staffUserForSignIn } from "./store.js";
@@ -17,10 +18,6 @@ export interface StaffUser {
 const MIN_PASSWORD_LENGTH = 10;
 const MAX_PASSWORD_LENGTH = 1024;
 
-export class StaffEmailTakenError extends Error {
-  override name = "StaffEmailTakenError";
-}
-
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseEmail(email: string): string {
@@ -34,9 +31,12 @@ export async function createStaffUser(
 ): Promise<StaffUser> {
   const email = normaliseEmail(input.email);
   if (!EMAIL_PATTERN.test(email) || email.length > 254)
-    throw new RangeError("email: not a valid email address");
+    throw validationError("email", "email is not a valid email address");
   if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
-    throw new RangeError(`password: ${MIN_PASSWORD_LENGTH}-${MAX_PASSWORD_LENGTH} characters`);
+    throw validationError(
+      "password",
+      `password must be ${MIN_PASSWORD_LENGTH}-${MAX_PASSWORD_LENGTH} characters`,
+    );
   }
   const staffId = newId("stf");
   const inserted = await insertStaffUser(db, {
@@ -47,8 +47,11 @@ export async function createStaffUser(
     passwordHash: await hashPassword(input.password),
     createdAt: now,
   });
-  if (!inserted)
-    throw new StaffEmailTakenError(`A staff user with email ${email} already exists in this organisation`);
+  if (!inserted) {
+    throw new Failure("CONFLICT", `A staff user with email ${email} already exists in this organisation`, {
+      field: "email",
+    });
+  }
   return { staffId, organizationId: input.organizationId, email, role: input.role, createdAt: now };
 }
 

@@ -3,6 +3,7 @@
 // hostname match); its own settings override the organisation default when it has any.
 import { findOrganizationById } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
+import { validationError } from "../lib/failure.js";
 import {
   insertRegisteredApp,
   insertRegisteredDomain,
@@ -35,7 +36,7 @@ export async function registerDomain(
   now: number,
 ): Promise<string> {
   const host = normaliseDomain(domain);
-  if (!host) throw new RangeError(`domain: ${JSON.stringify(domain)} is not a hostname`);
+  if (!host) throw validationError("domain", `domain ${JSON.stringify(domain)} is not a hostname`);
   await insertRegisteredDomain(db, organizationId, host, now);
   return host;
 }
@@ -48,7 +49,7 @@ export async function registerApp(
 ): Promise<string> {
   const id = appId.trim();
   if (!/^[A-Za-z0-9._-]{1,255}$/.test(id))
-    throw new RangeError(`appId: ${JSON.stringify(appId)} is not a bundle id or package name`);
+    throw validationError("appId", `appId ${JSON.stringify(appId)} is not a bundle id or package name`);
   await insertRegisteredApp(db, organizationId, id, now);
   return id;
 }

@@ -56,7 +56,7 @@ async function findDomain(
     : (await listDomains(db, organizationId)).find((d) => d.domain === host);
 }
 
-/** Registers a domain (idempotent); RangeError when it is not a hostname. */
+/** Registers a domain (idempotent); VALIDATION_ERROR when it is not a hostname. */
 export async function addDomain(
   db: Queryable,
   organizationId: string,
@@ -71,7 +71,7 @@ export async function listApps(db: Queryable, organizationId: string): Promise<R
   return listRegisteredApps(db, organizationId);
 }
 
-/** Registers an app id (idempotent); RangeError when it is not a bundle id or package name. */
+/** Registers an app id (idempotent); VALIDATION_ERROR when it is not a bundle id or package name. */
 export async function addApp(
   db: Queryable,
   organizationId: string,

@@ -1,9 +1,9 @@
-// The one cookie Guard uses, the staff session: read from the request header only where a route
-// accepts a staff session, and set or cleared by sign-in and sign-out. Done with the `cookie`
-// package directly rather than a Fastify plugin, because the plugin adds an `onSend` hook and
-// per-request fields that every request would pay for, to serve two routes.
-import { parseCookie, stringifySetCookie } from "cookie";
-import type { FastifyReply, FastifyRequest } from "fastify";
+// The one cookie Guard uses, the staff session: set or cleared here by sign-in and sign-out, and
+// read by the access check only where an operation accepts a staff session (access/credentials.ts).
+// Done with the `cookie` package directly rather than a Fastify plugin, because the plugin adds an
+// `onSend` hook and per-request fields that every request would pay for, to serve two routes.
+import { stringifySetCookie } from "cookie";
+import type { FastifyReply } from "fastify";
 
 export interface CookieOptions {
   path: string;
@@ -12,12 +12,6 @@ export interface CookieOptions {
   secure: boolean;
   /** Seconds; absent for a cookie that ends with the browser session. */
   maxAge?: number;
-}
-
-/** The value of cookie `name` on the request, if any. */
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  return header ? parseCookie(header)[name] : undefined;
 }
 
 export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions): void {

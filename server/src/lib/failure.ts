@@ -1,7 +1,7 @@
 // The one failure type below the HTTP edge. Domain rules, stores and the CLI throw a Failure that
 // carries a catalog code (contract/errors.json) and a message that names what is wrong; they never
 // choose an HTTP status. The edge maps the code to a status (http/app.ts, from the catalog) and the
-// CLI maps it to an exit code (cli/io.ts).
+// CLI prints it and exits 1 (cli/main.ts).
 import type { ApiErrorCode } from "@guard/contract";
 
 export interface FailureDetails {

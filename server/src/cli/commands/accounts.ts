@@ -1,8 +1,8 @@
 // guard org create | org settings | staff create | keys create | domains add | apps add
 import { InvalidArgumentError, type Command } from "commander";
 import { createApiKey } from "../../accounts/api-keys.js";
-import { createOrganization, SlugTakenError } from "../../accounts/organizations.js";
-import { createStaffUser, StaffEmailTakenError } from "../../accounts/staff.js";
+import { createOrganization } from "../../accounts/organizations.js";
+import { createStaffUser } from "../../accounts/staff.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
 import { STAFF_ROLES, type StaffRole } from "../../lib/credentials.js";
 import { validationError } from "../../lib/failure.js";
@@ -14,26 +14,6 @@ import {
 import { CliError, readSecret } from "../io.js";
 import { cliActor } from "../context.js";
 import type { RunAction } from "../main.js";
-
-/**
- * The accounts and banner functions refuse bad input with RangeError("field: reason") and a taken
- * slug or email with their own error classes rather than a Failure; the CLI reports those as the
- * operator's error (exit 1) too.
- */
-async function asCliInput<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (
-      error instanceof RangeError ||
-      error instanceof SlugTakenError ||
-      error instanceof StaffEmailTakenError
-    ) {
-      throw new CliError(error.message);
-    }
-    throw error;
-  }
-}
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -82,7 +62,7 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
     .requiredOption("--name <name>", "display name")
     .action(
       run(async (ctx, options: { slug: string; name: string }) => {
-        const created = await asCliInput(async () => createOrganization(await ctx.db(), options, Date.now()));
+        const created = await createOrganization(await ctx.db(), options, Date.now());
         ctx.out.result({ organizationId: created.organizationId, slug: created.slug, name: created.name });
       }),
     );
@@ -133,17 +113,10 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
       run(async (ctx, options: { org: string; email: string; role: StaffRole }) => {
         const organization = await ctx.organization(options.org);
         const password = await readSecret("Password: ");
-        const user = await asCliInput(async () =>
-          createStaffUser(
-            await ctx.db(),
-            {
-              organizationId: organization.organizationId,
-              email: options.email,
-              role: options.role,
-              password,
-            },
-            Date.now(),
-          ),
+        const user = await createStaffUser(
+          await ctx.db(),
+          { organizationId: organization.organizationId, email: options.email, role: options.role, password },
+          Date.now(),
         );
         ctx.out.result({ staffId: user.staffId, email: user.email, role: user.role });
       }),
@@ -158,12 +131,10 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
     .action(
       run(async (ctx, options: { org: string; name: string }) => {
         const organization = await ctx.organization(options.org);
-        const key = await asCliInput(async () =>
-          createApiKey(
-            await ctx.db(),
-            { organizationId: organization.organizationId, name: options.name, createdBy: null },
-            Date.now(),
-          ),
+        const key = await createApiKey(
+          await ctx.db(),
+          { organizationId: organization.organizationId, name: options.name, createdBy: null },
+          Date.now(),
         );
         ctx.out.result({ apiKeyId: key.apiKeyId, key: key.key });
         ctx.out.note("Store the key now: it is shown this once.");
@@ -179,8 +150,11 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
     .action(
       run(async (ctx, options: { org: string; domain: string }) => {
         const organization = await ctx.organization(options.org);
-        const domain = await asCliInput(async () =>
-          registerDomain(await ctx.db(), organization.organizationId, options.domain, Date.now()),
+        const domain = await registerDomain(
+          await ctx.db(),
+          organization.organizationId,
+          options.domain,
+          Date.now(),
         );
         ctx.out.result({ organizationId: organization.organizationId, domain });
       }),
@@ -195,8 +169,11 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
     .action(
       run(async (ctx, options: { org: string; appId: string }) => {
         const organization = await ctx.organization(options.org);
-        const appId = await asCliInput(async () =>
-          registerApp(await ctx.db(), organization.organizationId, options.appId, Date.now()),
+        const appId = await registerApp(
+          await ctx.db(),
+          organization.organizationId,
+          options.appId,
+          Date.now(),
         );
         ctx.out.result({ organizationId: organization.organizationId, appId });
       }),

@@ -70,9 +70,14 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`guard: ${error.code}: ${error.message}${field}\n`);
       return 1;
     }
-    if (error instanceof CliError || error instanceof MigrationError) {
+    if (error instanceof CliError) {
       process.stderr.write(`guard: ${error.message}\n`);
-      return error instanceof CliError ? error.exitCode : 1;
+      return error.exitCode;
+    }
+    if (error instanceof MigrationError) {
+      // A data directory the migrations refuse: the message says what to do.
+      process.stderr.write(`guard: ${error.message}\n`);
+      return 1;
     }
     process.stderr.write(
       `guard: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

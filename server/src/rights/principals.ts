@@ -10,14 +10,8 @@ export async function withExternalIds<T extends PrincipalKey>(
   db: Queryable,
   items: readonly T[],
 ): Promise<(T & { externalId: string })[]> {
-  if (items.length === 0) return [];
   const key = (k: PrincipalKey) => `${k.organizationId}\u0000${k.principalId}`;
-  const unique = new Map(
-    items.map(({ organizationId, principalId }) => [
-      key({ organizationId, principalId }),
-      { organizationId, principalId },
-    ]),
-  );
+  const unique = new Map(items.map((item) => [key(item), item]));
   const found = await findPrincipalsByIds(db, [...unique.values()]);
   const externalIds = new Map(found.map((p) => [key(p), p.externalId]));
   return items.map((item) => {

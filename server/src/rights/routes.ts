@@ -18,7 +18,6 @@ import {
   listDsrForOrganization,
   listDsrForPrincipal,
   updateDsrStatus,
-  type QueueFilter,
 } from "./dsr.js";
 import type { ErasureContext } from "./erasure.js";
 import {
@@ -58,16 +57,6 @@ function assertOwnOrganization(
     { field },
   );
 }
-
-/** The filters of a staff queue's query (the DSR queue's also has `type`). */
-const queueFilter = (query: QueueFilter): QueueFilter => ({
-  status: query.status,
-  type: query.type,
-  dueBefore: query.dueBefore,
-  dueAfter: query.dueAfter,
-  overdue: query.overdue,
-  dueSoon: query.dueSoon,
-});
 
 const transitionsToWire = (transitions: Transition[]) =>
   transitions.map((t) => ({
@@ -205,7 +194,7 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
         const { query } = request;
         assertOwnOrganization(operator, query.organizationId, "organizationId");
         const now = clock.now();
-        const records = await listDsrForOrganization(db, operator.organizationId, queueFilter(query), now);
+        const records = await listDsrForOrganization(db, operator.organizationId, query, now);
         return { requests: records.map((r) => dsrToWire(r, now)) };
       },
     },
@@ -302,12 +291,7 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
         const { query } = request;
         assertOwnOrganization(operator, query.organizationId, "organizationId");
         const now = clock.now();
-        const records = await listGrievancesForOrganization(
-          db,
-          operator.organizationId,
-          queueFilter(query),
-          now,
-        );
+        const records = await listGrievancesForOrganization(db, operator.organizationId, query, now);
         return { grievances: records.map((r) => grievanceToWire(r, now)) };
       },
     },

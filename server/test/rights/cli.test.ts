@@ -49,45 +49,32 @@ describe("guard staff (rights)", () => {
   });
   after(() => cli.dispose());
 
+  /** `guard staff <args> --org rights`. */
+  const staff = (...args: string[]) => cli.run(["staff", ...args, "--org", "rights"]);
+  /** The same with `--json`. */
+  const staffJson = (...args: string[]) => cli.run(["--json", "staff", ...args, "--org", "rights"]);
+
   test("staff dsr list shows the queue and filters it", async () => {
-    const all = await cli.run(["--json", "staff", "dsr", "list", "--org", "rights"]);
+    const all = await staffJson("dsr", "list");
     assert.equal(all.code, 0, all.stderr);
     const requests = all.json<{ requests: Listed[] }>().requests;
     assert.deepEqual(requests.map((r) => r.requestId).sort(), [erasureId, summaryId].sort());
     assert.ok(requests.every((r) => r.status === "pending" && r.dueState === "on_time"));
 
-    const erasures = await cli.run([
-      "--json",
-      "staff",
-      "dsr",
-      "list",
-      "--org",
-      "rights",
-      "--type",
-      "erasure",
-    ]);
+    const erasures = await staffJson("dsr", "list", "--type", "erasure");
     assert.deepEqual(
       erasures.json<{ requests: Listed[] }>().requests.map((r) => r.requestId),
       [erasureId],
     );
-    const overdue = await cli.run(["--json", "staff", "dsr", "list", "--org", "rights", "--overdue"]);
+    const overdue = await staffJson("dsr", "list", "--overdue");
     assert.deepEqual(overdue.json(), { requests: [] });
-    const beforeYear = await cli.run([
-      "--json",
-      "staff",
-      "dsr",
-      "list",
-      "--org",
-      "rights",
-      "--due-before",
-      "2000-01-01",
-    ]);
+    const beforeYear = await staffJson("dsr", "list", "--due-before", "2000-01-01");
     assert.deepEqual(beforeYear.json(), { requests: [] });
 
-    const badType = await cli.run(["staff", "dsr", "list", "--org", "rights", "--type", "deletion"]);
+    const badType = await staff("dsr", "list", "--type", "deletion");
     assert.equal(badType.code, 2);
     assert.match(badType.stderr, /summary, processors, correction, erasure/);
-    const badDate = await cli.run(["staff", "dsr", "list", "--org", "rights", "--due-before", "someday"]);
+    const badDate = await staff("dsr", "list", "--due-before", "someday");
     assert.equal(badDate.code, 2);
     const noOrg = await cli.run(["staff", "dsr", "list", "--org", "nope"]);
     assert.equal(noOrg.code, 1);
@@ -95,38 +82,24 @@ describe("guard staff (rights)", () => {
   });
 
   test("staff dsr transition follows the state machine and records the CLI as the actor", async () => {
-    const skip = await cli.run([
-      "staff",
-      "dsr",
-      "transition",
-      "--org",
-      "rights",
-      "--id",
-      erasureId,
-      "--to",
-      "completed",
-    ]);
+    const skip = await staff("dsr", "transition", "--id", erasureId, "--to", "completed");
     assert.equal(skip.code, 1);
     assert.match(skip.stderr, /INVALID_STATUS_TRANSITION/);
 
-    const moved = await cli.run([
-      "--json",
-      "staff",
+    const moved = await staffJson(
       "dsr",
       "transition",
-      "--org",
-      "rights",
       "--id",
       erasureId,
       "--to",
       "in_progress",
       "--reason",
       "identity checked by phone",
-    ]);
+    );
     assert.equal(moved.code, 0, moved.stderr);
     assert.deepEqual(moved.json(), { requestId: erasureId, status: "in_progress", updated: true });
 
-    const shown = await cli.run(["--json", "staff", "dsr", "show", "--org", "rights", "--id", erasureId]);
+    const shown = await staffJson("dsr", "show", "--id", erasureId);
     const { request, transitions } = shown.json<{
       request: Listed;
       transitions: {
@@ -142,149 +115,68 @@ describe("guard staff (rights)", () => {
     assert.match(transitions.at(-1)!.actorId, /^cli:/);
     assert.equal(transitions.at(-1)!.reason, "identity checked by phone");
 
-    const unknown = await cli.run([
-      "staff",
-      "dsr",
-      "transition",
-      "--org",
-      "rights",
-      "--id",
-      "dsr_nope00000000",
-      "--to",
-      "in_progress",
-    ]);
+    const unknown = await staff("dsr", "transition", "--id", "dsr_nope00000000", "--to", "in_progress");
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /NOT_FOUND/);
-    const badStatus = await cli.run([
-      "staff",
-      "dsr",
-      "transition",
-      "--org",
-      "rights",
-      "--id",
-      erasureId,
-      "--to",
-      "done",
-    ]);
+    const badStatus = await staff("dsr", "transition", "--id", erasureId, "--to", "done");
     assert.equal(badStatus.code, 2);
-    const badJson = await cli.run([
-      "staff",
+    const badJson = await staff(
       "dsr",
       "transition",
-      "--org",
-      "rights",
       "--id",
       erasureId,
       "--to",
       "completed",
       "--response",
       "{not json",
-    ]);
+    );
     assert.equal(badJson.code, 2);
   });
 
   test("staff dsr summary and deny answer the requests", async () => {
-    const summary = await cli.run([
-      "--json",
-      "staff",
-      "dsr",
-      "summary",
-      "--org",
-      "rights",
-      "--id",
-      summaryId,
-    ]);
+    const summary = await staffJson("dsr", "summary", "--id", summaryId);
     assert.equal(summary.code, 0, summary.stderr);
     assert.deepEqual(summary.json(), { requestId: summaryId, status: "completed", updated: true });
-    const wrongType = await cli.run([
-      "staff",
-      "dsr",
-      "deny",
-      "--org",
-      "rights",
-      "--id",
-      summaryId,
-      "--statute",
-      "Companies Act, 2013",
-      "--citation",
-      "Section 128(5)",
-    ]);
+    const denial = ["--statute", "Companies Act, 2013", "--citation", "Section 128(5)"];
+    const wrongType = await staff("dsr", "deny", "--id", summaryId, ...denial);
     assert.equal(wrongType.code, 1);
     assert.match(wrongType.stderr, /erasure requests only/);
-    const denied = await cli.run([
-      "--json",
-      "staff",
-      "dsr",
-      "deny",
-      "--org",
-      "rights",
-      "--id",
-      erasureId,
-      "--statute",
-      "Companies Act, 2013",
-      "--citation",
-      "Section 128(5)",
-    ]);
+    const denied = await staffJson("dsr", "deny", "--id", erasureId, ...denial);
     assert.equal(denied.code, 0, denied.stderr);
-    const shown = await cli.run(["--json", "staff", "dsr", "show", "--org", "rights", "--id", erasureId]);
+    const shown = await staffJson("dsr", "show", "--id", erasureId);
     assert.equal(shown.json<{ request: Listed }>().request.status, "rejected");
   });
 
   test("staff grievances list and respond", async () => {
-    const listed = await cli.run([
-      "--json",
-      "staff",
-      "grievances",
-      "list",
-      "--org",
-      "rights",
-      "--status",
-      "open",
-    ]);
+    const listed = await staffJson("grievances", "list", "--status", "open");
     assert.deepEqual(
       listed.json<{ grievances: { grievanceId: string }[] }>().grievances.map((g) => g.grievanceId),
       [grievanceId],
     );
-    const responded = await cli.run([
-      "--json",
-      "staff",
+    const responded = await staffJson(
       "grievances",
       "respond",
-      "--org",
-      "rights",
       "--id",
       grievanceId,
       "--status",
       "resolved",
       "--response",
       "We stopped the SMS campaign for you.",
-    ]);
+    );
     assert.equal(responded.code, 0, responded.stderr);
-    const again = await cli.run([
-      "staff",
+    const again = await staff(
       "grievances",
       "respond",
-      "--org",
-      "rights",
       "--id",
       grievanceId,
       "--status",
       "in_progress",
       "--response",
       "reopen",
-    ]);
+    );
     assert.equal(again.code, 1);
     assert.match(again.stderr, /INVALID_STATUS_TRANSITION/);
-    const shown = await cli.run([
-      "--json",
-      "staff",
-      "grievances",
-      "show",
-      "--org",
-      "rights",
-      "--id",
-      grievanceId,
-    ]);
+    const shown = await staffJson("grievances", "show", "--id", grievanceId);
     const body = shown.json<{ grievance: { status: string; response: string }; transitions: unknown[] }>();
     assert.equal(body.grievance.status, "resolved");
     assert.equal(body.grievance.response, "We stopped the SMS campaign for you.");
@@ -292,10 +184,10 @@ describe("guard staff (rights)", () => {
   });
 
   test("staff periods refuses more than 90 days; sweep-clocks runs; staff create is still there", async () => {
-    const tooLong = await cli.run(["staff", "periods", "--org", "rights", "--dsr-days", "120"]);
+    const tooLong = await staff("periods", "--dsr-days", "120");
     assert.equal(tooLong.code, 1);
     assert.match(tooLong.stderr, /VALIDATION_ERROR.*90.*\(dsrResponseDays\)/);
-    const set = await cli.run(["--json", "staff", "periods", "--org", "rights", "--grievance-days", "15"]);
+    const set = await staffJson("periods", "--grievance-days", "15");
     assert.equal(set.code, 0, set.stderr);
     assert.deepEqual(
       (({ dsrResponseDays, grievanceResponseDays }) => ({ dsrResponseDays, grievanceResponseDays }))(

@@ -21,13 +21,7 @@ import {
 } from "../../rights/grievances.js";
 import { listTransitions } from "../../rights/history.js";
 import { getResponsePeriods, MAX_RESPONSE_DAYS, setResponsePeriods } from "../../rights/settings.js";
-import {
-  DSR_STATUSES,
-  DSR_TYPES,
-  GRIEVANCE_STATUSES,
-  type DsrStatus,
-  type DsrType,
-} from "../../rights/state-machines.js";
+import { DSR_STATUSES, DSR_TYPES, GRIEVANCE_STATUSES, type DsrStatus } from "../../rights/state-machines.js";
 import { buildPrincipalSummary } from "../../rights/summary.js";
 import { cliActor } from "../context.js";
 import { CliError } from "../io.js";
@@ -36,8 +30,9 @@ import type { RunAction } from "../main.js";
 const oneOf =
   <T extends string>(values: readonly T[]) =>
   (value: string): T => {
-    if (!values.includes(value as T)) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
-    return value as T;
+    const known = values.find((v) => v === value);
+    if (known === undefined) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
+    return known;
   };
 
 /** Epoch milliseconds, or an ISO 8601 date/time. */
@@ -62,24 +57,10 @@ function parseJson(value: string): unknown {
   }
 }
 
-interface QueueOptions {
+/** What commander parses from queueOptions (and the DSR list's --type): the filter, and --org. */
+interface QueueOptions extends QueueFilter {
   org: string;
-  status?: string;
-  type?: DsrType;
-  dueBefore?: number;
-  dueAfter?: number;
-  overdue?: boolean;
-  dueSoon?: boolean;
 }
-
-const filterOf = (options: QueueOptions): QueueFilter => ({
-  status: options.status,
-  type: options.type,
-  dueBefore: options.dueBefore,
-  dueAfter: options.dueAfter,
-  overdue: options.overdue,
-  dueSoon: options.dueSoon,
-});
 
 function queueOptions(command: Command, statuses: readonly string[]): Command {
   return command
@@ -108,12 +89,7 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
       run(async (ctx, options: QueueOptions) => {
         const org = await ctx.organization(options.org);
         const now = Date.now();
-        const records = await listDsrForOrganization(
-          await ctx.db(),
-          org.organizationId,
-          filterOf(options),
-          now,
-        );
+        const records = await listDsrForOrganization(await ctx.db(), org.organizationId, options, now);
         ctx.out.result({ requests: records.map((r) => dsrToWire(r, now)) });
       }),
     );
@@ -224,12 +200,7 @@ export function registerRightsCommands(program: Command, run: RunAction): void {
     run(async (ctx, options: QueueOptions) => {
       const org = await ctx.organization(options.org);
       const now = Date.now();
-      const records = await listGrievancesForOrganization(
-        await ctx.db(),
-        org.organizationId,
-        filterOf(options),
-        now,
-      );
+      const records = await listGrievancesForOrganization(await ctx.db(), org.organizationId, options, now);
       ctx.out.result({ grievances: records.map((g) => grievanceToWire(g, now)) });
     }),
   );

@@ -33,7 +33,7 @@ export function isTrackingPurpose(entry: ItemizedEntry): boolean {
 }
 
 /** Whether the principal is a verified child: a parental verification was recorded for it. */
-export async function isVerifiedChild(
+export function isVerifiedChild(
   db: Queryable,
   organizationId: string,
   principalId: string,

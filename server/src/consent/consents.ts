@@ -10,7 +10,7 @@ import { auditHashNow, type AuditKeys } from "../audit/keys.js";
 import type { Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
-import { publishedItemization, publishedVersionNumber, versionItemization } from "../notices/store.js";
+import { publishedItemization, publishedVersionNumbers, versionItemization } from "../notices/store.js";
 import { isTrackingPurpose, isVerifiedChild, type ItemizedEntry } from "./children.js";
 import { recordConsentEvent } from "./events.js";
 import {
@@ -27,8 +27,7 @@ import {
   listActiveLinkedConsents,
   listStoredConsentsOfPrincipal,
   lockActiveConsent,
-  lockActiveConsentsOfPrincipal,
-  lockUnlinkedGuestConsents,
+  lockHolderConsents,
   markConsentWithdrawn,
   moveConsentToPrincipal,
 } from "./store.js";
@@ -217,7 +216,12 @@ export async function linkAnonymousConsents(
   },
   now: number,
 ): Promise<LinkResult> {
-  const guestConsents = await lockUnlinkedGuestConsents(tx, input.organizationId, input.anonymousId);
+  const guestConsents = await lockHolderConsents(
+    tx,
+    input.organizationId,
+    { anonymousId: input.anonymousId },
+    { activeOnly: false },
+  );
   const child =
     guestConsents.length > 0 &&
     input.blockTrackingForChildren &&
@@ -268,11 +272,9 @@ async function needsReconsent(
     input.principalId,
     input.anonymousId,
   );
-  const published = new Map<string, number | undefined>();
-  for (const { noticeId } of linked) {
-    if (!published.has(noticeId))
-      published.set(noticeId, await publishedVersionNumber(tx, input.organizationId, noticeId));
-  }
+  const published = await publishedVersionNumbers(tx, input.organizationId, [
+    ...new Set(linked.map((consent) => consent.noticeId)),
+  ]);
   const stale: { noticeId: string; purpose: string }[] = [];
   for (const consent of linked) {
     const version = published.get(consent.noticeId);
@@ -296,7 +298,12 @@ export async function closeTrackingConsentsOfChild(
   const active = await withExternalIds(
     tx,
     input.organizationId,
-    await lockActiveConsentsOfPrincipal(tx, input.organizationId, input.principalId),
+    await lockHolderConsents(
+      tx,
+      input.organizationId,
+      { principalId: input.principalId },
+      { activeOnly: true },
+    ),
   );
   let closed = 0;
   for (const consent of active) {

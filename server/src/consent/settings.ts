@@ -11,6 +11,7 @@
 // (settings/organization-settings.ts), which validate against the ranges below.
 import { readStoredSettings } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
+import { intIn } from "../lib/int-in.js";
 
 export interface ConsentSettings {
   blockTrackingForChildren: boolean;
@@ -31,9 +32,6 @@ export const CONSENT_SETTING_RANGES = {
   },
 } as const;
 
-const intIn = (value: unknown, min: number, max: number, fallback: number): number =>
-  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
-
 export function parseConsentSettings(settings: unknown): ConsentSettings {
   const raw = (settings && typeof settings === "object" ? settings : {}) as Record<string, unknown>;
   const limits = (
@@ -49,14 +47,9 @@ export function parseConsentSettings(settings: unknown): ConsentSettings {
         ? raw.blockTrackingForChildren
         : DEFAULT_CONSENT_SETTINGS.blockTrackingForChildren,
     anonymousConsentRateLimit: {
-      perAddress: intIn(limits.perAddress, ranges.perAddress.min, ranges.perAddress.max, defaults.perAddress),
-      perOrganization: intIn(
-        limits.perOrganization,
-        ranges.perOrganization.min,
-        ranges.perOrganization.max,
-        defaults.perOrganization,
-      ),
-      windowMs: intIn(limits.windowMs, ranges.windowMs.min, ranges.windowMs.max, defaults.windowMs),
+      perAddress: intIn(limits.perAddress, ranges.perAddress, defaults.perAddress),
+      perOrganization: intIn(limits.perOrganization, ranges.perOrganization, defaults.perOrganization),
+      windowMs: intIn(limits.windowMs, ranges.windowMs, defaults.windowMs),
     },
   };
 }

@@ -68,6 +68,14 @@ export async function findStoredConsent(
   return row && toStoredConsent(row);
 }
 
+/** The holder's consents: a principal's, or those a guest gave while unlinked. */
+const selectHolderConsents = (organizationId: string, holder: ConsentHolderKey) =>
+  selectConsents(organizationId).where((eb) =>
+    "principalId" in holder
+      ? eb("principal_id", "=", holder.principalId)
+      : eb.and([eb("anonymous_id", "=", holder.anonymousId), eb("principal_id", "is", null)]),
+  );
+
 /** Locks and returns the holder's active consent for (notice, purpose), if any (at most one). */
 export async function lockActiveConsent(
   tx: Queryable,
@@ -78,12 +86,7 @@ export async function lockActiveConsent(
 ): Promise<StoredConsent | undefined> {
   const row = await first(
     tx,
-    selectConsents(organizationId)
-      .where((eb) =>
-        "principalId" in holder
-          ? eb("principal_id", "=", holder.principalId)
-          : eb.and([eb("anonymous_id", "=", holder.anonymousId), eb("principal_id", "is", null)]),
-      )
+    selectHolderConsents(organizationId, holder)
       .where("notice_id", "=", noticeId)
       .where("purpose", "=", purpose)
       .where("withdrawn_at", "is", null)
@@ -141,17 +144,17 @@ export async function markConsentWithdrawn(
   );
 }
 
-/** Locks and returns every consent a guest gave while unlinked, oldest first. */
-export async function lockUnlinkedGuestConsents(
+/** Locks and returns the holder's consents (with `activeOnly`, those not withdrawn), oldest first. */
+export async function lockHolderConsents(
   tx: Queryable,
   organizationId: string,
-  anonymousId: string,
+  holder: ConsentHolderKey,
+  options: { activeOnly: boolean },
 ): Promise<StoredConsent[]> {
   const found = await rows(
     tx,
-    selectConsents(organizationId)
-      .where("anonymous_id", "=", anonymousId)
-      .where("principal_id", "is", null)
+    selectHolderConsents(organizationId, holder)
+      .$if(options.activeOnly, (q) => q.where("withdrawn_at", "is", null))
       .orderBy("given_at")
       .orderBy("consent_id")
       .forUpdate(),
@@ -208,24 +211,6 @@ export async function listActiveLinkedConsents(
       .orderBy("notice_version"),
   );
   return found.map((r) => ({ noticeId: r.notice_id, purpose: r.purpose, noticeVersion: r.notice_version }));
-}
-
-/** Locks and returns the principal's active consents, oldest first. */
-export async function lockActiveConsentsOfPrincipal(
-  tx: Queryable,
-  organizationId: string,
-  principalId: string,
-): Promise<StoredConsent[]> {
-  const found = await rows(
-    tx,
-    selectConsents(organizationId)
-      .where("principal_id", "=", principalId)
-      .where("withdrawn_at", "is", null)
-      .orderBy("given_at")
-      .orderBy("consent_id")
-      .forUpdate(),
-  );
-  return found.map(toStoredConsent);
 }
 
 /** Every consent of the principal, newest first. */

@@ -9,6 +9,7 @@
 // which validate against GATE_SETTING_RANGES.
 import { readStoredSettings } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
+import { intIn } from "../lib/int-in.js";
 
 export interface GateSettings {
   windowMs: number;
@@ -24,9 +25,6 @@ export const GATE_SETTING_RANGES = {
   denyThreshold: { min: 1, max: 1_000_000 },
 } as const;
 
-const intIn = (value: unknown, min: number, max: number, fallback: number): number =>
-  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
-
 export function parseGateSettings(settings: unknown): GateSettings {
   const raw = (settings && typeof settings === "object" ? settings : {}) as Record<string, unknown>;
   const gate = (raw.consentGate && typeof raw.consentGate === "object" ? raw.consentGate : {}) as Record<
@@ -34,16 +32,10 @@ export function parseGateSettings(settings: unknown): GateSettings {
     unknown
   >;
   return {
-    windowMs: intIn(
-      gate.windowMs,
-      GATE_SETTING_RANGES.windowMs.min,
-      GATE_SETTING_RANGES.windowMs.max,
-      DEFAULT_GATE_SETTINGS.windowMs,
-    ),
+    windowMs: intIn(gate.windowMs, GATE_SETTING_RANGES.windowMs, DEFAULT_GATE_SETTINGS.windowMs),
     denyThreshold: intIn(
       gate.denyThreshold,
-      GATE_SETTING_RANGES.denyThreshold.min,
-      GATE_SETTING_RANGES.denyThreshold.max,
+      GATE_SETTING_RANGES.denyThreshold,
       DEFAULT_GATE_SETTINGS.denyThreshold,
     ),
   };

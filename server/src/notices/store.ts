@@ -263,6 +263,25 @@ export async function publishedVersionNumber(
   return row?.version;
 }
 
+/** The numbers of these notices' published versions, by notice id (a notice with none is absent). */
+export async function publishedVersionNumbers(
+  db: Queryable,
+  organizationId: string,
+  noticeIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (noticeIds.length === 0) return new Map();
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("notice_versions")
+      .select(["notice_id", "version"])
+      .where("organization_id", "=", organizationId)
+      .where("notice_id", "in", noticeIds)
+      .where("status", "=", "published"),
+  );
+  return new Map(found.map((r) => [r.notice_id, r.version]));
+}
+
 /** Marks the notice's published version superseded. */
 export async function supersedePublishedVersion(
   tx: Queryable,

@@ -353,8 +353,8 @@ describe("Consent Gate", () => {
 
   test("the group statement keeps one generic plan, whatever the group's size", async () => {
     // A custom plan for each execution (the plan cache's choice when the values make a custom plan
-    // look cheaper) re-plans the statement every time: measured, more than doubling the cost of a
-    // group of one. In one transaction, so that every execution and the count share a session.
+    // look cheaper) re-plans the statement every time, which costs a small group more than running
+    // it (bench/README.md). In one transaction, so that every execution and the count share a session.
     const consentId = await newConsent();
     const counts = await t.db.transaction(async (tx) => {
       for (const size of [1, 1, 2, 1, 3, 1, 1, 5, 1, 1, 1, 1]) {
@@ -379,8 +379,9 @@ describe("Consent Gate", () => {
 
   test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
     // The access summary asks this per principal (gateChecksOf); without
-    // gate_decision_groups_by_consent it would read every decision of the organisation. A log of 5 000 groups, analysed, is large enough for the
-    // planner to choose by cost; the by-consent index must be what it reads.
+    // gate_decision_groups_by_consent it would read every decision of the organisation. A log of
+    // 5 000 groups, analysed, is large enough for the planner to choose by cost; the by-consent
+    // index must be what it reads.
     const consentId = await newConsent();
     assert.equal((await verify(consentId)).statusCode, 200);
     await t.db.query(
@@ -403,10 +404,10 @@ describe("Consent Gate", () => {
   });
 
   test("a group reads each consent by primary key, never the whole consents table", async () => {
-    // The statement's plan is made once per session and kept. Written as a join, it hashed the whole
-    // consents table (a sequential scan for every group) until the table reached tens of thousands
-    // of rows; the lookup must be one index probe per verification. 2 000 consents, analysed: a
-    // size at which the join was hashed.
+    // The statement's plan is made once per session and kept. Written as a join, it would hash the
+    // whole consents table (a sequential scan for every group) until the table holds tens of
+    // thousands of rows; the lookup must be one index probe per verification. 2 000 consents,
+    // analysed: a size at which a join is hashed.
     const bulk = await seedOrganization(t);
     const bulkNotice = (await publishTestNotice(t, bulk)).noticeId;
     await t.db.query(

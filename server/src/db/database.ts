@@ -4,6 +4,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
+import { makeTreePrivate } from "./data-dir-permissions.js";
 import { PreparedStatements, runPipelined, typeParsers, type PipelinedOptions } from "./pglite-pipelined.js";
 
 export type Row = Record<string, unknown>;
@@ -68,6 +69,7 @@ class PgliteDatabase implements Database {
   constructor(
     private readonly db: PGlite,
     private readonly lock: DataDirLock | undefined,
+    private readonly dataDir: string | undefined,
   ) {
     this.replanTimer = setInterval(() => void this.discardPlans(), PGLITE_REPLAN_INTERVAL_MS);
     this.replanTimer.unref();
@@ -127,6 +129,8 @@ class PgliteDatabase implements Database {
     clearInterval(this.replanTimer);
     try {
       if (!this.db.closed) await this.db.close();
+      // Whatever PostgreSQL wrote during the session is left private too.
+      if (this.dataDir) makeTreePrivate(this.dataDir);
     } finally {
       this.lock?.release();
     }
@@ -308,10 +312,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     dataPath = path.join(options.dataDir, "pgdata");
   }
   try {
+    // A directory an older Guard left open to other users is closed before anything is read from
+    // it; everything below a 0700 directory is out of other users' reach from then on.
+    if (options.dataDir) makeTreePrivate(options.dataDir);
     // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
     const db = new PGlite(dataPath, options.snapshot && !dataPath ? { loadDataDir: options.snapshot } : {});
     await db.waitReady;
-    return new PgliteDatabase(db, lock);
+    // Starting writes files with loose modes: the cluster unpacked on first start, and the
+    // relation cache files rewritten on every start.
+    if (options.dataDir) makeTreePrivate(options.dataDir);
+    return new PgliteDatabase(db, lock, options.dataDir);
   } catch (error) {
     lock?.release();
     throw error;

@@ -192,7 +192,7 @@ export async function updateEndpoint(
     await getEndpoint(db, organizationId, endpointId);
     throw new Failure("CONFLICT", "This webhook endpoint was deleted; create a new one");
   }
-  if (input.enabled) wakeWorkers();
+  if (input.enabled || url !== undefined) wakeWorkers();
   return toEndpoint(row);
 }
 

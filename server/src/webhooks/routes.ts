@@ -3,6 +3,7 @@
 // 404, never a 403. Writes need admin or dpo.
 import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
+import { pageInMemory, pageScope } from "../lib/paging.js";
 import { getDelivery, listDeliveries, resendDelivery } from "./deliveries.js";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from "./endpoints.js";
 import { SecretBox } from "./secret-box.js";
@@ -17,10 +18,19 @@ export const webhookRoutes: RouteModule = ({ config, db, clock }) => {
     {
       operationId: "listWebhookEndpoints",
       handler: async (request) => {
-        const endpoints = await listEndpoints(db, staffOf(request).organizationId, {
-          includeDeleted: request.query.includeDeleted ?? false,
+        const { organizationId } = staffOf(request);
+        const { includeDeleted, ...pageRequest } = request.query;
+        const endpoints = await listEndpoints(db, organizationId, {
+          includeDeleted: includeDeleted ?? false,
         });
-        return { endpoints };
+        // Endpoints are registered by hand, so they are few: the list is read whole and paged here.
+        const page = pageInMemory(endpoints, pageRequest, {
+          scope: pageScope("listWebhookEndpoints", organizationId),
+          shape: ["number", "string"],
+          keyOf: (endpoint) => [endpoint.createdAt, endpoint.endpointId],
+          descending: true,
+        });
+        return { endpoints: page.items, nextCursor: page.nextCursor };
       },
     },
     {

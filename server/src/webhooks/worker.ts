@@ -1,11 +1,16 @@
 // Delivery workers. Any number of them (in one process or many, on one PostgreSQL server) share the
 // webhook_deliveries table as a queue:
-// - claim: one short statement takes due rows with FOR UPDATE SKIP LOCKED, so two workers never take
-//   the same row, and marks them `sending` with a lease (next_attempt_at = now + lease). A worker that
-//   dies holding a claim just lets the lease run out; the row is then due again for anyone.
-// - send: outside any transaction, with a timeout shorter than the lease.
+// - claim: one short transaction takes due rows with FOR UPDATE SKIP LOCKED, so two workers never
+//   take the same row, and marks them `sending` with a lease (next_attempt_at = now + lease). A
+//   worker that dies holding a claim just lets the lease run out; the row is then due again for
+//   anyone. Claims are fair across endpoints: each endpoint's oldest due delivery first, round-robin,
+//   and never more than `endpointConcurrency` sends in flight per endpoint across all workers.
+// - send: outside any transaction, with a timeout shorter than the lease. Each send is its own task:
+//   the loop claims again as soon as a slot is free, so a receiver that hangs holds only its own
+//   endpoint's slots, never the loop or another endpoint's deliveries.
 // - record: the attempt, then the outcome, but a failure only against the worker's own claim token,
-//   so a worker whose lease ran out cannot overwrite what the next claimant did.
+//   so a worker whose lease ran out cannot overwrite what the next claimant did. The endpoint's
+//   circuit breaker counts the outcome in the same transaction.
 // Delivery is therefore at least once; receivers de-duplicate on eventId (= webhook-id).
 import { randomBytes } from "node:crypto";
 import { signDpdpSignature, signStandardWebhook } from "@guard/contract";
@@ -21,6 +26,9 @@ import {
   recordFailure,
   selectSendMaterial,
 } from "./store/deliveries.js";
+import { countEndpointFailure, resetEndpointFailures, type BreakerPolicy } from "./store/endpoints.js";
+
+export type { BreakerPolicy } from "./store/endpoints.js";
 
 export interface HttpRequest {
   url: string;
@@ -72,6 +80,18 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, random: () =>
   return Math.max(MIN_RETRY_DELAY_MS, Math.floor(random() * ceiling));
 }
 
+/**
+ * An endpoint whose last 5 attempts all failed (an error status, no answer, a timeout) stops being
+ * sent to for 30 s, then 1 min, 2 min, ... up to 30 min per further failed probe.
+ */
+export const DEFAULT_BREAKER_POLICY: BreakerPolicy = {
+  failureThreshold: 5,
+  cooldownBaseMs: 30_000,
+  cooldownCapMs: 30 * 60_000,
+};
+
+export const DEFAULT_ENDPOINT_CONCURRENCY = 2;
+
 export interface ClaimedDelivery {
   organizationId: string;
   deliveryId: string;
@@ -85,17 +105,19 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of enabled endpoints, across organisations, for `leaseMs`.
- * Exported so tests can act as a worker that claims and then dies.
+ * Claims up to `limit` due deliveries of enabled endpoints whose circuit lets them through, across
+ * organisations, for `leaseMs`, at most `endpointConcurrency` in flight per endpoint. Run it in a
+ * transaction. Exported so tests can act as a worker that claims and then dies.
  */
 export async function claimDueDeliveries(
   db: Queryable,
-  options: { now: number; limit: number; leaseMs: number; claimToken?: string },
+  options: { now: number; limit: number; leaseMs: number; endpointConcurrency?: number; claimToken?: string },
 ): Promise<ClaimedDelivery[]> {
   const claimToken = options.claimToken ?? randomBytes(16).toString("hex");
   const rows = await claimDue(db, {
     now: options.now,
     limit: options.limit,
+    endpointConcurrency: options.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY,
     leaseUntil: options.now + options.leaseMs,
     claimToken,
   });
@@ -163,10 +185,15 @@ export interface WebhookWorkerOptions {
   /** Uniform in [0, 1); injected for deterministic tests. */
   random?: () => number;
   retry?: Partial<RetryPolicy>;
-  /** Deliveries claimed (and sent concurrently) per run. */
-  batchSize?: number;
+  /** Sends in flight at once in this worker, over all endpoints (also the most one run claims). */
+  maxInFlight?: number;
+  /** Sends in flight at once per endpoint, over every worker on the database. */
+  endpointConcurrency?: number;
+  /** The per-endpoint circuit breaker's policy; `false` turns it off. */
+  breaker?: Partial<BreakerPolicy> | false;
   /** How long a claim lasts; must exceed timeoutMs plus the time to record the outcome. */
   leaseMs?: number;
+  /** How long one send may wait for an answer (10 s). */
   timeoutMs?: number;
   /** Real-time pause between polls when nothing was due. */
   pollIntervalMs?: number;
@@ -197,7 +224,9 @@ export class WebhookWorker {
   private readonly sendHttp: SendHttp;
   private readonly random: () => number;
   private readonly retry: RetryPolicy;
-  private readonly batchSize: number;
+  private readonly breaker: BreakerPolicy | undefined;
+  private readonly maxInFlight: number;
+  private readonly endpointConcurrency: number;
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly pollIntervalMs: number;
@@ -206,8 +235,10 @@ export class WebhookWorker {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private timerDueAt = 0;
-  private current: Promise<void> | undefined;
-  private wokenWhileRunning = false;
+  /** The claim under way, if any; sends run apart from it, in `sends`. */
+  private claiming: Promise<void> | undefined;
+  private wokenWhileClaiming = false;
+  private readonly sends = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   private stopping = new AbortController();
 
@@ -218,24 +249,30 @@ export class WebhookWorker {
     this.sendHttp = options.sendHttp ?? fetchSendHttp;
     this.random = options.random ?? Math.random;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.batchSize = options.batchSize ?? 10;
+    this.breaker = options.breaker === false ? undefined : { ...DEFAULT_BREAKER_POLICY, ...options.breaker };
+    this.maxInFlight = options.maxInFlight ?? 32;
+    this.endpointConcurrency = options.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.log = options.log;
     if (this.leaseMs <= this.timeoutMs) throw new RangeError("leaseMs must be longer than timeoutMs");
+    if (!(this.maxInFlight >= 1 && this.endpointConcurrency >= 1)) {
+      throw new RangeError("maxInFlight and endpointConcurrency must be at least 1");
+    }
   }
 
-  /** Claims what is due now, sends it, records every outcome. */
+  /**
+   * Claims what is due now (up to the free slots), sends it, records every outcome, and resolves
+   * when all of those are done. Tests drive the worker with it; start() runs the same steps without
+   * waiting for one send before claiming the next.
+   */
   async runOnce(): Promise<RunResult> {
-    const claims = await this.db.transaction((tx) =>
-      claimDueDeliveries(tx, { now: this.clock.now(), limit: this.batchSize, leaseMs: this.leaseMs }),
-    );
+    const claims = await this.claim();
     const result: RunResult = { claimed: claims.length, delivered: 0, retrying: 0, dead: 0 };
     await Promise.all(
       claims.map(async (claim) => {
-        const outcome = await this.attempt(claim);
-        const status = await this.record(claim, outcome);
+        const status = await this.deliver(claim);
         if (status === "delivered") result.delivered++;
         else if (status === "pending") result.retrying++;
         else if (status === "dead") result.dead++;
@@ -244,7 +281,10 @@ export class WebhookWorker {
     return result;
   }
 
-  /** Polls every pollIntervalMs, and soon after an event is enqueued in this process. */
+  /**
+   * Claims every pollIntervalMs, soon after an event is enqueued in this process, and whenever a
+   * send finishes (its slot is free, and its endpoint may have more due).
+   */
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -253,7 +293,7 @@ export class WebhookWorker {
     this.schedule(0);
   }
 
-  /** Stops polling, aborts sends in flight (they are released for another worker), waits for the run. */
+  /** Stops claiming, aborts sends in flight (they are released for another worker), waits for them. */
   async stop(): Promise<void> {
     this.running = false;
     this.unsubscribe?.();
@@ -261,13 +301,43 @@ export class WebhookWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.stopping.abort();
-    await this.current;
+    await this.claiming;
+    await Promise.all(this.sends);
+  }
+
+  private async claim(): Promise<ClaimedDelivery[]> {
+    const free = this.maxInFlight - this.sends.size;
+    if (free <= 0) return [];
+    return this.db.transaction((tx) =>
+      claimDueDeliveries(tx, {
+        now: this.clock.now(),
+        limit: free,
+        leaseMs: this.leaseMs,
+        endpointConcurrency: this.endpointConcurrency,
+      }),
+    );
+  }
+
+  /** Sends and records one claimed delivery; the promise is tracked in `sends` until it settles. */
+  private deliver(claim: ClaimedDelivery): Promise<"delivered" | "pending" | "dead" | "superseded"> {
+    const work = (async () => this.record(claim, await this.attempt(claim)))();
+    const tracked = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sends.add(tracked);
+    void tracked.then(() => {
+      this.sends.delete(tracked);
+      // A slot is free: claim again soon (coalesced with any claim already scheduled).
+      this.schedule(0);
+    });
+    return work;
   }
 
   private schedule(delayMs: number): void {
     if (!this.running) return;
-    if (this.current) {
-      if (delayMs < this.pollIntervalMs) this.wokenWhileRunning = true;
+    if (this.claiming) {
+      if (delayMs < this.pollIntervalMs) this.wokenWhileClaiming = true;
       return;
     }
     const dueAt = Date.now() + delayMs;
@@ -281,17 +351,27 @@ export class WebhookWorker {
 
   private tick(): void {
     this.timer = undefined;
-    this.wokenWhileRunning = false;
-    this.current = (async () => {
+    this.wokenWhileClaiming = false;
+    this.claiming = (async () => {
       let again = false;
       try {
-        const result = await this.runOnce();
-        again = result.claimed === this.batchSize;
+        const free = this.maxInFlight - this.sends.size;
+        const claims = await this.claim();
+        for (const claim of claims) {
+          this.deliver(claim).catch((error: unknown) =>
+            this.log?.error(
+              { err: error, deliveryId: claim.deliveryId },
+              "webhook delivery could not be recorded",
+            ),
+          );
+        }
+        // Every free slot filled: more may be due. With no free slot, a finishing send wakes the loop.
+        again = free > 0 && claims.length === free;
       } catch (error) {
-        this.log?.error({ err: error }, "webhook delivery run failed");
+        this.log?.error({ err: error }, "webhook delivery claim failed");
       }
-      this.current = undefined;
-      this.schedule(again || this.wokenWhileRunning ? 0 : this.pollIntervalMs);
+      this.claiming = undefined;
+      this.schedule(again || this.wokenWhileClaiming ? 0 : this.pollIntervalMs);
     })();
   }
 
@@ -323,6 +403,10 @@ export class WebhookWorker {
       this.log?.error({ err: error, deliveryId: claim.deliveryId }, "webhook delivery could not be prepared");
       return { ok: false, statusCode: null, error: `not sent: ${messageOf(error)}` };
     }
+    // Claimed while stop() was under way: released without sending.
+    if (this.stopping.signal.aborted) {
+      return { ok: false, statusCode: null, error: "worker stopped before an answer", release: true };
+    }
     try {
       const { status } = await this.sendHttp(request);
       if (status >= 200 && status <= 299) return { ok: true, statusCode: status };
@@ -341,6 +425,15 @@ export class WebhookWorker {
   ): Promise<"delivered" | "pending" | "dead" | "superseded"> {
     const finishedAt = this.clock.now();
     return this.db.transaction(async (tx) => {
+      // The endpoint row first: deleting an endpoint locks it before its deliveries, so the same
+      // order here cannot deadlock with a delete.
+      if (this.breaker && outcome.ok) {
+        await resetEndpointFailures(tx, claim.organizationId, claim.endpointId);
+      }
+      if (this.breaker && !outcome.ok && !outcome.release) {
+        // Counted even when this claim was superseded: the receiver did fail to take it.
+        await countEndpointFailure(tx, claim.organizationId, claim.endpointId, this.breaker, finishedAt);
+      }
       await insertAttempt(tx, {
         organizationId: claim.organizationId,
         deliveryId: claim.deliveryId,

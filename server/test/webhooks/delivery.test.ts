@@ -329,7 +329,8 @@ describe("webhook delivery", () => {
     const { endpointId } = await createEndpointFor(adminA, {
       events: ["consent.given", "consent.withdrawn"],
     });
-    const w = worker();
+    // One run sends all five, and the circuit breaker (fairness.test.ts) stays out of the way.
+    const w = worker({ endpointConcurrency: 5, breaker: false });
     await receiver.goDown();
     for (let i = 0; i < 5; i++) await emit(a, i % 2 ? "consent.withdrawn" : "consent.given", { i });
 
@@ -531,13 +532,23 @@ describe("webhook delivery", () => {
     await createEndpointFor(adminA, { events: ["consent.given"] });
     const total = 60;
     for (let i = 0; i < total; i++) await emit(a, "consent.given", { i });
-    const workers = Array.from({ length: 4 }, () => worker({ batchSize: 4 }));
+    const workers = Array.from({ length: 4 }, () => worker({ maxInFlight: 4, endpointConcurrency: 16 }));
+    const queued = async () =>
+      (
+        await t.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status IN ('pending', 'sending')",
+        )
+      )[0]!.n;
+    // Claims for one endpoint take turns, and its slots may all be held by other workers' sends:
+    // each worker drains until the queue is empty.
     const drain = async (w: WebhookWorker) => {
       let claimed = 0;
       for (;;) {
         const run = await w.runOnce();
-        if (run.claimed === 0) return claimed;
         claimed += run.claimed;
+        if (run.claimed === 0 && (await queued()) === 0) return claimed;
+        // Another worker holds the endpoint's slots: wait for one of its sends to finish.
+        if (run.claimed === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
     const claimedPerWorker = await Promise.all(workers.map(drain));
@@ -553,7 +564,7 @@ describe("webhook delivery", () => {
   });
 
   test("the polling loop delivers soon after an enqueue, and stop() releases a send in flight", async () => {
-    await createEndpointFor(adminA, { events: ["offline_capture.quarantined"] });
+    const first = await createEndpointFor(adminA, { events: ["offline_capture.quarantined"] });
     // A long poll interval: only the wake-up on enqueue can make this quick.
     const looping = worker({ pollIntervalMs: 60 * SECOND });
     looping.start();
@@ -562,6 +573,13 @@ describe("webhook delivery", () => {
       await emit(a, "offline_capture.quarantined", { captureId: "cap_abcdefgh1234" });
       // Well under the 60 s poll interval, with room for a loaded machine.
       await eventually(() => receiver.accepted().length === 1);
+      // Recorded too: stopping between the receiver's answer and the record would release the
+      // delivery, and the next worker below would send it again instead of the one under test.
+      const deadline = Date.now() + 20 * SECOND;
+      while ((await deliveries(first.endpointId))[0]?.status !== "delivered") {
+        assert.ok(Date.now() < deadline, "the delivery was recorded");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     } finally {
       await looping.stop();
     }

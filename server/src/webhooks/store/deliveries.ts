@@ -2,8 +2,9 @@
 // also the workers' queue) and webhook_delivery_attempts. Only the webhooks domain reads or writes
 // them, through these functions. Every statement is scoped to one organisation except the claim,
 // which takes due work across organisations by design.
+import type { ExpressionBuilder } from "kysely";
 import type { Queryable } from "../../db/database.js";
-import { execute, first, qb, rows, sql } from "../../db/query.js";
+import { execute, first, qb, rows, sql, type Tables } from "../../db/query.js";
 
 /** What a worker needs to sign and send one delivery: the event and the endpoint (secret sealed). */
 export function selectSendMaterial(
@@ -105,7 +106,6 @@ const DELIVERY_COLUMNS = [
   "d.last_attempt_at",
   "d.last_status_code",
   "d.last_error",
-  "d.next_attempt_at",
   "d.delivered_at",
 ] as const;
 
@@ -115,7 +115,16 @@ const deliveriesWithEvents = () =>
     .innerJoin("webhook_events as ev", (join) =>
       join.onRef("ev.organization_id", "=", "d.organization_id").onRef("ev.event_id", "=", "d.event_id"),
     )
-    .select(DELIVERY_COLUMNS);
+    .innerJoin("webhook_endpoints as e", (join) =>
+      join.onRef("e.organization_id", "=", "d.organization_id").onRef("e.endpoint_id", "=", "d.endpoint_id"),
+    )
+    .select(DELIVERY_COLUMNS)
+    // While the endpoint's circuit is open its queued deliveries wait for the cool-down to end
+    // (GREATEST ignores the NULL of a closed circuit).
+    .select(
+      sql<number | null>`CASE WHEN d.next_attempt_at IS NOT NULL
+        THEN GREATEST(d.next_attempt_at, e.circuit_open_until) END`.as("next_attempt_at"),
+    );
 
 export type DeliveryRow = {
   delivery_id: string;
@@ -218,48 +227,140 @@ export async function requeueDelivery(
   );
 }
 
+export interface ClaimInput {
+  now: number;
+  /** The most deliveries to claim in all. */
+  limit: number;
+  /** The most sends in flight per endpoint, across every worker; 1 while the circuit is half-open. */
+  endpointConcurrency: number;
+  leaseUntil: number;
+  claimToken: string;
+}
+
+export type ClaimedRow = {
+  organization_id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempts: number;
+  retry_window_start: number;
+};
+
+// A delivery is due when pending and its time has come, or sending with its lease run out (the
+// worker holding it died). Literal statuses, so the planner can use the partial index.
+const isDue = sql<boolean>`d.status IN ('pending', 'sending')`;
+
 /**
- * Claims up to `limit` due deliveries of enabled endpoints, across organisations: one statement
- * takes them with FOR UPDATE SKIP LOCKED (so two workers never take the same row) and marks them
- * `sending` until `leaseUntil` under `claimToken`, counting the attempt.
+ * Claims up to `limit` due deliveries, fairly across endpoints of every organisation, marking them
+ * `sending` until `leaseUntil` under `claimToken` and counting the attempt. Run it in a transaction:
+ *
+ * 1. Lock (FOR UPDATE SKIP LOCKED) the enabled endpoints with due work, whose circuit is closed or
+ *    half-open and which have a free slot, oldest due delivery first. Holding these row locks makes
+ *    claims for one endpoint take turns across workers, so the in-flight count read in step 2 is
+ *    exact.
+ * 2. In a second statement (so it sees every claim committed before the locks were granted): per
+ *    locked endpoint, count its sends in flight and take its oldest due deliveries into the free
+ *    slots (FOR UPDATE SKIP LOCKED), then keep `limit` of them round-robin (every endpoint's first,
+ *    then every endpoint's second, ...) and mark them claimed.
+ *
+ * A slow endpoint therefore holds at most `endpointConcurrency` sends, and its backlog never hides
+ * another endpoint's due deliveries.
  */
-export function claimDue(
-  db: Queryable,
-  input: { now: number; limit: number; leaseUntil: number; claimToken: string },
-): Promise<
-  {
-    organization_id: string;
-    delivery_id: string;
-    endpoint_id: string;
-    event_id: string;
-    attempts: number;
-    retry_window_start: number;
-  }[]
-> {
+export async function claimDue(db: Queryable, input: ClaimInput): Promise<ClaimedRow[]> {
+  const slots = sql<number>`CASE WHEN e.circuit_open_until IS NULL THEN ${input.endpointConcurrency}::int ELSE 1 END`;
+  const inFlight = (eb: ExpressionBuilder<Tables & { e: Tables["webhook_endpoints"] }, "e">) =>
+    eb
+      .selectFrom("webhook_deliveries as s")
+      .select((s) => s.fn.countAll<number>().as("n"))
+      .whereRef("s.organization_id", "=", "e.organization_id")
+      .whereRef("s.endpoint_id", "=", "e.endpoint_id")
+      .where("s.status", "=", "sending")
+      .where("s.next_attempt_at", ">", input.now);
+  const oldestDue = (eb: ExpressionBuilder<Tables & { e: Tables["webhook_endpoints"] }, "e">) =>
+    eb
+      .selectFrom("webhook_deliveries as d")
+      .select("d.next_attempt_at as oldest")
+      .whereRef("d.organization_id", "=", "e.organization_id")
+      .whereRef("d.endpoint_id", "=", "e.endpoint_id")
+      .where(isDue)
+      .where("d.next_attempt_at", "<=", input.now)
+      .orderBy("d.next_attempt_at")
+      .limit(1);
+
+  const endpoints = await rows(
+    db,
+    qb
+      .selectFrom("webhook_endpoints as e")
+      .innerJoinLateral(
+        (eb) => oldestDue(eb).as("due"),
+        (join) => join.onTrue(),
+      )
+      .select(["e.organization_id", "e.endpoint_id"])
+      .where("e.enabled", "=", true)
+      .where("e.deleted_at", "is", null)
+      .where((eb) =>
+        eb.or([eb("e.circuit_open_until", "is", null), eb("e.circuit_open_until", "<=", input.now)]),
+      )
+      .where((eb) => eb(inFlight(eb), "<", slots))
+      .orderBy("due.oldest")
+      .limit(input.limit)
+      .forUpdate("e")
+      .skipLocked(),
+  );
+  if (endpoints.length === 0) return [];
+
   return rows(
     db,
     qb
-      .with("due", (db) =>
-        db
-          .selectFrom("webhook_deliveries as d")
-          .innerJoin("webhook_endpoints as e", (join) =>
-            join
-              .onRef("e.organization_id", "=", "d.organization_id")
-              .onRef("e.endpoint_id", "=", "d.endpoint_id"),
+      .with("candidates", (w) =>
+        w
+          .selectFrom("webhook_endpoints as e")
+          .innerJoinLateral(
+            (eb) => inFlight(eb).as("busy"),
+            (join) => join.onTrue(),
           )
-          .select(["d.organization_id", "d.delivery_id"])
-          // Literal statuses, so the planner can use the partial index webhook_deliveries_due.
-          .where(sql<boolean>`d.status IN ('pending', 'sending')`)
-          .where("d.next_attempt_at", "<=", input.now)
-          .where("e.enabled", "=", true)
-          .where("e.deleted_at", "is", null)
-          .orderBy("d.next_attempt_at")
-          .limit(input.limit)
-          .forUpdate("d")
-          .skipLocked(),
+          .innerJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom("webhook_deliveries as d")
+                .select(["d.organization_id", "d.delivery_id", "d.next_attempt_at"])
+                .whereRef("d.organization_id", "=", "e.organization_id")
+                .whereRef("d.endpoint_id", "=", "e.endpoint_id")
+                .where(isDue)
+                .where("d.next_attempt_at", "<=", input.now)
+                .orderBy("d.next_attempt_at")
+                .limit(sql<number>`GREATEST(${slots} - busy.n, 0)`)
+                .forUpdate()
+                .skipLocked()
+                .as("c"),
+            (join) => join.onTrue(),
+          )
+          .select([
+            "c.organization_id",
+            "c.delivery_id",
+            "c.next_attempt_at",
+            sql<number>`row_number() OVER (PARTITION BY e.organization_id, e.endpoint_id ORDER BY c.next_attempt_at)`.as(
+              "turn",
+            ),
+          ])
+          .where((eb) =>
+            eb(
+              eb.refTuple("e.organization_id", "e.endpoint_id"),
+              "in",
+              endpoints.map((e) => eb.tuple(e.organization_id, e.endpoint_id)),
+            ),
+          ),
+      )
+      .with("chosen", (w) =>
+        w
+          .selectFrom("candidates")
+          .select(["organization_id", "delivery_id"])
+          .orderBy("turn")
+          .orderBy("next_attempt_at")
+          .limit(input.limit),
       )
       .updateTable("webhook_deliveries as w")
-      .from("due")
+      .from("chosen")
       .set((eb) => ({
         status: "sending",
         attempts: eb("w.attempts", "+", 1),
@@ -267,8 +368,8 @@ export function claimDue(
         claim_token: input.claimToken,
         last_attempt_at: input.now,
       }))
-      .whereRef("w.organization_id", "=", "due.organization_id")
-      .whereRef("w.delivery_id", "=", "due.delivery_id")
+      .whereRef("w.organization_id", "=", "chosen.organization_id")
+      .whereRef("w.delivery_id", "=", "chosen.delivery_id")
       .returning([
         "w.organization_id",
         "w.delivery_id",

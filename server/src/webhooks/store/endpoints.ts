@@ -2,7 +2,7 @@
 // or writes it, through these functions; every statement is scoped to one organisation.
 import type { Selectable } from "kysely";
 import type { Queryable } from "../../db/database.js";
-import { first, qb, rows, type Tables } from "../../db/query.js";
+import { execute, first, qb, rows, sql, type Tables } from "../../db/query.js";
 
 const ENDPOINT_COLUMNS = [
   "endpoint_id",
@@ -93,7 +93,10 @@ export function updateLiveEndpoint(
     qb
       .updateTable("webhook_endpoints")
       .set({
-        ...(changes.url === undefined ? {} : { url: changes.url }),
+        // A new URL is a new receiver: its circuit starts closed.
+        ...(changes.url === undefined
+          ? {}
+          : { url: changes.url, consecutive_failures: 0, circuit_trips: 0, circuit_open_until: null }),
         ...(changes.eventTypes === undefined ? {} : { event_types: changes.eventTypes }),
         ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
         updated_at: now,
@@ -142,4 +145,61 @@ export async function selectSubscribedEndpointIds(
       .where((eb) => eb(eb.val(eventType), "=", eb.fn.any("event_types"))),
   );
   return found.map((row) => row.endpoint_id);
+}
+
+export interface BreakerPolicy {
+  /** Consecutive failed attempts that open the circuit. */
+  failureThreshold: number;
+  /** First cool-down; it doubles with every trip since the last success, up to cooldownCapMs. */
+  cooldownBaseMs: number;
+  cooldownCapMs: number;
+}
+
+/**
+ * Counts a failed attempt against the endpoint's circuit breaker, in one statement so workers on
+ * several instances cannot lose a count. The circuit opens (or, half-open, opens again for twice
+ * as long) when the count reaches the threshold; a failure that lands while it is already open,
+ * from a send that started before it opened, is counted but does not extend the cool-down.
+ */
+export async function countEndpointFailure(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+  policy: BreakerPolicy,
+  now: number,
+): Promise<void> {
+  const trips = sql<boolean>`(consecutive_failures + 1 >= ${policy.failureThreshold}::int
+    AND (circuit_open_until IS NULL OR circuit_open_until <= ${now}::bigint))`;
+  await execute(
+    db,
+    qb
+      .updateTable("webhook_endpoints")
+      .set((eb) => ({
+        consecutive_failures: eb("consecutive_failures", "+", 1),
+        circuit_trips: sql<number>`CASE WHEN ${trips} THEN circuit_trips + 1 ELSE circuit_trips END`,
+        circuit_open_until: sql<number | null>`CASE WHEN ${trips}
+          THEN ${now}::bigint + LEAST(${policy.cooldownCapMs}::bigint,
+            (${policy.cooldownBaseMs}::float8 * power(2, LEAST(circuit_trips, 40)))::bigint)
+          ELSE circuit_open_until END`,
+      }))
+      .where("organization_id", "=", organizationId)
+      .where("endpoint_id", "=", endpointId),
+  );
+}
+
+/** Closes the endpoint's circuit after a 2xx (no write when it is closed with no failures). */
+export async function resetEndpointFailures(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+): Promise<void> {
+  await execute(
+    db,
+    qb
+      .updateTable("webhook_endpoints")
+      .set({ consecutive_failures: 0, circuit_trips: 0, circuit_open_until: null })
+      .where("organization_id", "=", organizationId)
+      .where("endpoint_id", "=", endpointId)
+      .where((eb) => eb.or([eb("consecutive_failures", "<>", 0), eb("circuit_open_until", "is not", null)])),
+  );
 }

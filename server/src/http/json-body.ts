@@ -2,10 +2,12 @@
 // body (contract 1.6.0 clients send that header on every call, GET and DELETE included); any other
 // content type with a body is 415. Keys that could poison prototypes (`__proto__`,
 // `constructor.prototype`) are refused as Fastify's own parser refuses them (secure-json-parse): a
-// body is later spread into and merged with other objects, and must never carry them.
+// body is later spread into and merged with other objects, and must never carry them. A parsed body
+// then passes request-text.ts: a nesting limit, and no NUL or unpaired surrogate in any key or string.
 import type { FastifyInstance } from "fastify";
 import secureJson from "secure-json-parse";
 import { Failure } from "../lib/failure.js";
+import { bodyFailure } from "./request-text.js";
 
 const PROTOTYPE_KEYS = "The body must not contain __proto__ or constructor.prototype keys";
 
@@ -32,6 +34,10 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       if (parsed === null && text.trim() !== "null") {
         return done(new Failure("VALIDATION_ERROR", PROTOTYPE_KEYS, { field: "body" }), undefined);
       }
+      // JSON text carries NUL or a lone surrogate only as a `\u` escape: a raw control character is
+      // malformed JSON, and decoding invalid UTF-8 yields U+FFFD. Without one, only depth is checked.
+      const failure = bodyFailure(parsed, text.includes("\\u"));
+      if (failure) return done(failure, undefined);
       done(null, parsed);
     },
   );

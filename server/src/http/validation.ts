@@ -1,11 +1,13 @@
 // JSON Schema 2020-12 validation (Ajv) for requests, from the contract's schemas. Bodies are
 // validated strictly (no type coercion: "5" is not 5); path, query and header values arrive as
-// strings, so those are coerced to the declared type.
+// strings, so those are coerced to the declared type. Query and path values must also be text the
+// database can hold (request-text.ts); the body was checked as it was parsed (json-body.ts).
 import Ajv2020Module from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
 import { Failure } from "../lib/failure.js";
 import type { JsonSchema } from "./contract.js";
+import { parameterFailure } from "./request-text.js";
 
 // ajv is CommonJS: the ESM default import is module.exports, whose `default` is the class.
 const Ajv2020 = Ajv2020Module.default;
@@ -72,10 +74,16 @@ export function createValidatorCompiler(components: JsonSchema): FastifySchemaCo
   const coercingAjv = newAjv(components, true);
   return ({ schema, httpPart }) => {
     const validate = (httpPart === "body" ? strictAjv : coercingAjv).compile(schema);
+    // Header values cannot carry either character: the HTTP parser refuses control characters in
+    // them and reads their bytes as Latin-1, which has no surrogates.
+    const checkText = httpPart === "querystring" || httpPart === "params";
     return (data: unknown) => {
       // `true`, not `{ value: data }`: Fastify then keeps the request part as it is, without an
       // object to allocate and a property to store per request.
-      if (validate(data)) return true;
+      if (validate(data)) {
+        const failure = checkText ? parameterFailure(data) : undefined;
+        return failure ? { error: failure } : true;
+      }
       const error = validate.errors![0]!;
       const field = fieldOf(error, PART_NAMES[httpPart ?? "body"] ?? "body");
       return { error: new Failure("VALIDATION_ERROR", describeAjvError(error, field), { field }) };

@@ -1,9 +1,10 @@
 // Staff users (the fiduciary's admins, DPOs and read-only viewers) and their passwords.
-import type { Queryable } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import type { StaffRole } from "../lib/credentials.js";
-import { Failure, validationError } from "../lib/failure.js";
+import { Failure, unauthorized, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../lib/secrets.js";
+import { beginSignInAttempt, signInSucceeded } from "./sign-in-limits.js";
 import { insertStaffUser, staffUserForSignIn } from "./store.js";
 
 export interface StaffUser {
@@ -69,4 +70,31 @@ export async function checkStaffCredentials(
   if (!found || !ok) return undefined;
   const { passwordHash: _hash, ...user } = found;
   return user;
+}
+
+/**
+ * Sign-in under the sign-in limits (sign-in-limits.ts): the staff user, or 429 RATE_LIMITED before
+ * any password is checked, or one 401 UNAUTHORIZED for an unknown organisation, unknown email or
+ * wrong password. `clientAddress` is the client's own address (behind a trusted proxy, the one it
+ * forwarded).
+ */
+export async function signInStaff(
+  db: Database,
+  input: { organizationSlug: string; email: string; password: string; clientAddress: string },
+  now: number,
+): Promise<StaffUser> {
+  const attempt = await beginSignInAttempt(
+    db,
+    {
+      organizationSlug: input.organizationSlug,
+      normalisedEmail: normaliseEmail(input.email),
+      clientAddress: input.clientAddress,
+    },
+    now,
+  );
+  const staff = await checkStaffCredentials(db, input);
+  // A failure was counted when the attempt began; only a success has anything to record.
+  if (!staff) throw unauthorized("Unknown organisation, email or password");
+  await signInSucceeded(db, attempt, now);
+  return staff;
 }

@@ -5,7 +5,7 @@ import { execute, qb, rows } from "../db/query.js";
 import { Failure } from "../lib/failure.js";
 
 export interface RateLimit {
-  /** Bucket name, e.g. `signin:slug:email`; organisation '' means deployment-wide. */
+  /** Bucket name, e.g. `anon-consent:address:<ip>`; organisation '' means deployment-wide. */
   key: string;
   organizationId: string;
   limit: number;

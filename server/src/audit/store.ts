@@ -136,3 +136,35 @@ export async function chainSubjectsAt(
   );
   return new Map(found.map((row) => [row.seq, row.subject_id]));
 }
+
+/**
+ * The entries of these types about these subjects, in chain order (the by-subject index). The
+ * verifier asks this for one page of records at a time, so the answer stays page-sized.
+ */
+export async function chainEntriesAbout(
+  db: Queryable,
+  organizationId: string,
+  subjectIds: readonly string[],
+  entryTypes: readonly string[],
+): Promise<StoredAuditEntry[]> {
+  if (subjectIds.length === 0) return [];
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("audit_entries")
+      .select(["seq", "entry_type", "subject_id", "payload", "prev_hash", "entry_hash", "created_at"])
+      .where("organization_id", "=", organizationId)
+      .where("subject_id", "in", subjectIds)
+      .where("entry_type", "in", entryTypes)
+      .orderBy("seq"),
+  );
+  return found.map((row) => ({
+    seq: row.seq,
+    entryType: row.entry_type,
+    subjectId: row.subject_id,
+    payload: row.payload,
+    prevHash: row.prev_hash,
+    entryHash: row.entry_hash,
+    createdAt: row.created_at,
+  }));
+}

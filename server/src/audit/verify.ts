@@ -1,18 +1,44 @@
-// `guard audit verify`: walks an organisation's audit chain from the first entry to the head and
-// re-derives every link, then checks the consent evidence hanging off it (event rows, consent rows,
-// their contract audit hashes under the key of each hash's version). Reads only; runs in pages so
-// a long chain does not have to fit in memory.
-import {
-  checkConsentEventsForEntries,
-  checkConsentRows,
-  findUnchainedConsentEvents,
-  type EvidenceProblem,
-} from "../consent/events.js";
+// `guard audit verify`: walks an organisation's audit chain from the first entry to the head,
+// re-deriving every link, and checks every record the chain commits to against it, both ways: each
+// entry's record exists and holds what the entry recorded, and each record of a covered table has
+// its entries and is the state they give. Reads only, in keyset pages, so neither a long chain nor
+// a large organisation has to fit in memory; problems are counted in full and listed up to a cap.
+import { pageOrganizationIds } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { entryHash, GENESIS_HASH } from "./chain.js";
+import type { EvidenceChecker, EvidenceKind } from "./evidence/checker.js";
+import { consentEvidence } from "./evidence/consent.js";
+import { parentalEvidence } from "./evidence/parental.js";
+import { rightsEvidence } from "./evidence/rights.js";
+import { organizationSettingsEvidence, responsePeriodsEvidence } from "./evidence/settings.js";
+import { Findings, type AuditProblem } from "./findings.js";
 import type { AuditKeys } from "./keys.js";
 import { readChainHead, readChainPage } from "./store.js";
+
+export type { AuditProblem } from "./findings.js";
+
+/** Every kind of evidence on the chain, each with the entry types and tables it checks. */
+const EVIDENCE: readonly EvidenceKind[] = [
+  consentEvidence,
+  parentalEvidence,
+  rightsEvidence,
+  responsePeriodsEvidence,
+  organizationSettingsEvidence,
+];
+
+/** Every entry type a writer may append; an entry of any other type is reported. */
+export const VERIFIED_ENTRY_TYPES: readonly string[] = EVIDENCE.flatMap((kind) => kind.entryTypes);
+
+/**
+ * Every table whose rows verify checks against the chain: the chain itself and its head, and the
+ * tables of each kind of evidence. The README's list of what the chain protects is this list.
+ */
+export const COVERED_TABLES: readonly string[] = [
+  "audit_entries",
+  "audit_chain_heads",
+  ...EVIDENCE.flatMap((kind) => kind.tables),
+];
 
 export interface AuditVerification {
   organizationId: string;
@@ -24,10 +50,19 @@ export interface AuditVerification {
   headHash: string;
   consentEventsChecked: number;
   consentsChecked: number;
+  /** Rows checked against the chain, per covered table. */
+  rowsChecked: Record<string, number>;
   /** The earliest problem in chain order (null when intact). */
-  firstBrokenLink: EvidenceProblem | null;
+  firstBrokenLink: AuditProblem | null;
   /** How many problems were found in all. */
   problemCount: number;
+  /** The problems in chain order, the first `LISTED_PROBLEMS` found. */
+  problems: AuditProblem[];
+}
+
+export interface VerifyOptions {
+  /** Entries or rows read per statement. */
+  pageSize?: number;
 }
 
 function isCanonicalPayload(payload: string): boolean {
@@ -42,57 +77,107 @@ export async function verifyAuditChain(
   db: Queryable,
   organizationId: string,
   keys: AuditKeys,
-  pageSize = 1000,
+  options: VerifyOptions = {},
 ): Promise<AuditVerification> {
-  const problems: EvidenceProblem[] = [];
+  const pageSize = options.pageSize ?? 500;
+  const findings = new Findings();
+  const rowsChecked: Record<string, number> = {};
+  const checked = (table: string, rows: number) => {
+    rowsChecked[table] = (rowsChecked[table] ?? 0) + rows;
+  };
+  const checkers = EVIDENCE.map((kind) =>
+    kind.start({ db, organizationId, keys, findings, pageSize, checked }),
+  );
+  const checkerOf = new Map<string, EvidenceChecker>();
+  for (const checker of checkers) for (const type of checker.entryTypes) checkerOf.set(type, checker);
+
   let entries = 0;
-  let consentEventsChecked = 0;
   let expectedSeq = 1;
   let prevHash = GENESIS_HASH;
   for (;;) {
     const page = await readChainPage(db, organizationId, expectedSeq, pageSize);
     if (page.length === 0) break;
+    const routed = new Map<EvidenceChecker, typeof page>();
     for (const row of page) {
-      const problem = (reason: string) => problems.push({ seq: row.seq, subjectId: row.subjectId, reason });
+      const problem = (reason: string) =>
+        findings.add({ table: "audit_entries", recordId: `seq ${row.seq}`, seq: row.seq, reason });
       if (row.seq !== expectedSeq) problem(`entries ${expectedSeq}..${row.seq - 1} are missing`);
       if (row.prevHash !== prevHash) problem("prev_hash does not match the previous entry's hash");
       const recomputed = entryHash({ ...row, organizationId });
       if (recomputed !== row.entryHash) problem("entry_hash does not match the entry's content");
       else if (!isCanonicalPayload(row.payload)) problem("payload is not canonical JSON");
+      const checker = checkerOf.get(row.entryType);
+      if (checker) {
+        const own = routed.get(checker) ?? [];
+        own.push(row);
+        routed.set(checker, own);
+      } else {
+        // A type no checker claims is evidence nobody checks: report it rather than pass it.
+        problem(`entry type ${row.entryType} is not one verify knows how to check`);
+      }
       // Continue from what is stored, so one bad entry is reported once rather than at every later link.
       prevHash = row.entryHash;
       expectedSeq = row.seq + 1;
     }
     entries += page.length;
-    const checked = await checkConsentEventsForEntries(db, organizationId, page, keys);
-    problems.push(...checked.problems);
-    consentEventsChecked += checked.eventsChecked;
+    checked("audit_entries", page.length);
+    for (const [checker, own] of routed) await checker.checkEntries(own);
   }
 
   const head = await readChainHead(db, organizationId);
   const headSeq = head?.lastSeq ?? 0;
   const headHash = head?.lastHash ?? GENESIS_HASH;
+  if (head) checked("audit_chain_heads", 1);
   if (headSeq !== expectedSeq - 1 || headHash !== prevHash) {
-    problems.push({
+    findings.add({
+      table: "audit_chain_heads",
+      recordId: organizationId,
       seq: headSeq,
-      subjectId: organizationId,
       reason: `the chain head (seq ${headSeq}) does not match the last entry (seq ${expectedSeq - 1})`,
     });
   }
-  problems.push(...(await findUnchainedConsentEvents(db, organizationId)));
-  const rows = await checkConsentRows(db, organizationId, keys);
-  problems.push(...rows.problems);
+  for (const checker of checkers) await checker.checkRows();
 
-  const ordered = [...problems].sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity));
   return {
     organizationId,
-    intact: problems.length === 0,
+    intact: findings.count === 0,
     entries,
     headSeq,
     headHash,
-    consentEventsChecked,
-    consentsChecked: rows.consentsChecked,
-    firstBrokenLink: ordered[0] ?? null,
-    problemCount: problems.length,
+    consentEventsChecked: rowsChecked.consent_events ?? 0,
+    consentsChecked: rowsChecked.consents ?? 0,
+    rowsChecked,
+    firstBrokenLink: findings.first(),
+    problemCount: findings.count,
+    problems: findings.problems(),
   };
+}
+
+export interface AllAuditVerification {
+  intact: boolean;
+  organizations: AuditVerification[];
+}
+
+/**
+ * Every organisation's chain, one after the other (organisations read in keyset pages).
+ * `onReport` sees each organisation's report as it is made.
+ */
+export async function verifyAllAuditChains(
+  db: Queryable,
+  keys: AuditKeys,
+  options: VerifyOptions & { onReport?: (report: AuditVerification) => void } = {},
+): Promise<AllAuditVerification> {
+  const organizations: AuditVerification[] = [];
+  let after = "";
+  for (;;) {
+    const ids = await pageOrganizationIds(db, after, 100);
+    if (ids.length === 0) break;
+    after = ids[ids.length - 1]!;
+    for (const organizationId of ids) {
+      const report = await verifyAuditChain(db, organizationId, keys, options);
+      options.onReport?.(report);
+      organizations.push(report);
+    }
+  }
+  return { intact: organizations.every((r) => r.intact), organizations };
 }

@@ -4,6 +4,7 @@
 // written through the caller's transaction, together with the change itself.
 import { appendAuditEntry } from "../audit/chain.js";
 import { checkAuditHash, type AuditKeys } from "../audit/keys.js";
+import type { AuditProblem } from "../audit/findings.js";
 import { chainSubjectsAt } from "../audit/store.js";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
@@ -94,13 +95,9 @@ export async function recordConsentEvent(
 }
 
 // ----- Verification (guard audit verify) -----------------------------------------------------------
-
-export interface EvidenceProblem {
-  /** Audit-chain position the problem is attached to; null when none can be named. */
-  seq: number | null;
-  subjectId: string;
-  reason: string;
-}
+// The checks report each problem as they find it (audit/findings.ts keeps a bounded sample), naming
+// the table and row: consent_events by event id (the consent id when the row is missing), consents
+// by consent id.
 
 export interface ChainEntryView {
   seq: number;
@@ -109,29 +106,37 @@ export interface ChainEntryView {
   payload: string;
 }
 
+type Report = (problem: AuditProblem) => void;
+
 /**
  * Checks the consent events attached to a run of chain entries: each consent.* entry must have its
  * event row, the row must say exactly what the entry's payload says, and the row's audit hash must
- * recompute under the key of its version.
+ * recompute under the key of its version. How many events it checked.
  */
 export async function checkConsentEventsForEntries(
   db: Queryable,
   organizationId: string,
   entries: readonly ChainEntryView[],
   keys: AuditKeys,
-): Promise<{ problems: EvidenceProblem[]; eventsChecked: number }> {
+  report: Report,
+): Promise<number> {
   const consentEntries = entries.filter((e) => e.entryType.startsWith("consent."));
-  if (consentEntries.length === 0) return { problems: [], eventsChecked: 0 };
+  if (consentEntries.length === 0) return 0;
   const events = await consentEventsAtSeqs(
     db,
     organizationId,
     consentEntries.map((e) => e.seq),
   );
   const bySeq = new Map(events.map((e) => [e.auditSeq, e.event]));
-  const problems: EvidenceProblem[] = [];
   for (const entry of consentEntries) {
     const event = bySeq.get(entry.seq);
-    const problem = (reason: string) => problems.push({ seq: entry.seq, subjectId: entry.subjectId, reason });
+    const problem = (reason: string) =>
+      report({
+        table: "consent_events",
+        recordId: event?.eventId ?? entry.subjectId,
+        seq: entry.seq,
+        reason,
+      });
     if (!event) {
       problem("the consent event recorded in the chain is missing from consent_events");
       continue;
@@ -145,55 +150,54 @@ export async function checkConsentEventsForEntries(
       continue;
     }
     const hashProblem = checkAuditHash(keys, auditInputOf({ organizationId, ...event }), event);
-    if (hashProblem) problem(`consent event ${event.eventId}: ${hashProblem}`);
+    if (hashProblem) problem(hashProblem);
   }
-  return { problems, eventsChecked: events.length };
+  return events.length;
 }
 
 /**
- * The first consent event, in chain order, that points at no chain entry about its consent
- * (inserted around the chain, or its entry deleted); checked a page of events at a time.
+ * Every consent event that points at no chain entry about its consent (inserted around the chain,
+ * or its entry deleted); checked a page of events at a time.
  */
 export async function findUnchainedConsentEvents(
   db: Queryable,
   organizationId: string,
+  report: Report,
   pageSize = 1000,
-): Promise<EvidenceProblem[]> {
-  let afterSeq = 0;
+): Promise<void> {
+  let after = "";
   for (;;) {
-    const events = await pageConsentEventSeqs(db, organizationId, afterSeq, pageSize);
-    if (events.length === 0) return [];
+    const events = await pageConsentEventSeqs(db, organizationId, after, pageSize);
+    if (events.length === 0) return;
     const subjects = await chainSubjectsAt(
       db,
       organizationId,
       events.map((e) => e.auditSeq),
     );
-    const unchained = events.find((e) => subjects.get(e.auditSeq) !== e.consentId);
-    if (unchained) {
-      return [
-        {
-          seq: unchained.auditSeq,
-          subjectId: unchained.consentId,
-          reason: "a consent event has no matching entry in the audit chain",
-        },
-      ];
+    for (const unchained of events.filter((e) => subjects.get(e.auditSeq) !== e.consentId)) {
+      report({
+        table: "consent_events",
+        recordId: unchained.eventId,
+        seq: unchained.auditSeq,
+        reason: `the event of consent ${unchained.consentId} has no matching entry in the audit chain`,
+      });
     }
-    afterSeq = events[events.length - 1]!.auditSeq;
+    after = events[events.length - 1]!.eventId;
   }
 }
 
 /**
  * Checks every consent row against its history, a page at a time: replaying its events in chain
  * order must give exactly the row as stored (who holds it, what it covers, whether and when it was
- * withdrawn), and the row's audit hash must recompute.
+ * withdrawn), and the row's audit hash must recompute. How many consents it checked.
  */
 export async function checkConsentRows(
   db: Queryable,
   organizationId: string,
   keys: AuditKeys,
+  report: Report,
   pageSize = 500,
-): Promise<{ problems: EvidenceProblem[]; consentsChecked: number }> {
-  const problems: EvidenceProblem[] = [];
+): Promise<number> {
   let consentsChecked = 0;
   let after = "";
   for (;;) {
@@ -218,7 +222,12 @@ export async function checkConsentRows(
       const trail = history.get(consent.consentId) ?? [];
       const last = trail[trail.length - 1];
       const problem = (reason: string) =>
-        problems.push({ seq: lastSeq.get(consent.consentId) ?? null, subjectId: consent.consentId, reason });
+        report({
+          table: "consents",
+          recordId: consent.consentId,
+          seq: lastSeq.get(consent.consentId) ?? null,
+          reason,
+        });
       if (trail[0]?.eventType !== "given") {
         problem("the consent has no `given` event as the start of its history");
         continue;
@@ -247,5 +256,5 @@ export async function checkConsentRows(
       if (hashProblem) problem(hashProblem);
     }
   }
-  return { problems, consentsChecked };
+  return consentsChecked;
 }

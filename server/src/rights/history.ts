@@ -35,6 +35,11 @@ export interface TransitionInput {
   organizationId: string;
   subjectKind: SubjectKind;
   subjectId: string;
+  /**
+   * The principal whose DSR, grievance or nomination it is. Every move's entry carries it, so the
+   * chain commits whose record it is and `guard audit verify` finds a record moved to someone else.
+   */
+  principalId: string;
   from: string | null;
   to: string;
   actor: Actor;
@@ -46,9 +51,9 @@ export interface TransitionInput {
 export type Transition = StoredTransition;
 
 /**
- * Records one move and appends it to the organisation's audit chain. The chain entry carries ids,
- * statuses and the actor, never free text: the chain is immutable, while `reason` may name the
- * principal and is redacted on erasure.
+ * Records one move and appends it to the organisation's audit chain. The chain entry carries ids
+ * (the record's principal among them), statuses and the actor, never free text: the chain is
+ * immutable, while `reason` may name the principal and is redacted on erasure.
  */
 export async function recordTransition(tx: Queryable, input: TransitionInput, now: number): Promise<void> {
   const transitionId = newId("trn");
@@ -72,6 +77,7 @@ export async function recordTransition(tx: Queryable, input: TransitionInput, no
       subjectId: input.subjectId,
       payload: {
         transitionId,
+        principalId: input.principalId,
         from: input.from,
         to: input.to,
         actorKind: input.actor.kind,

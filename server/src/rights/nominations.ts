@@ -84,6 +84,7 @@ async function changed(
       organizationId: principal.organizationId,
       subjectKind: "nomination",
       subjectId: nominationId,
+      principalId: principal.principalId,
       from: change.from,
       to: change.to,
       actor,

@@ -7,8 +7,8 @@ import { validationError } from "../lib/failure.js";
 import type { Actor } from "./history.js";
 import { findStoredPeriods, lockStoredPeriods, updateStoredPeriods } from "./store/settings.js";
 
-const DEFAULT_DSR_RESPONSE_DAYS = 30;
-const DEFAULT_GRIEVANCE_RESPONSE_DAYS = 30;
+export const DEFAULT_DSR_RESPONSE_DAYS = 30;
+export const DEFAULT_GRIEVANCE_RESPONSE_DAYS = 30;
 /** Rule 14(3) ceiling. */
 export const MAX_RESPONSE_DAYS = 90;
 export const DAY_MS = 86_400_000;

@@ -229,7 +229,17 @@ describe("audit evidence", () => {
       ),
     );
     assert.equal(second.seq, 2);
-    assert.equal((await verify(seeded)).intact, true);
+    // The links verify; entries of a type no checker knows are reported, so a new kind of evidence
+    // cannot join the chain without verify checking its records.
+    const report = await verify(seeded);
+    assert.equal(report.entries, 2);
+    assert.deepEqual(
+      report.problems.map((p) => [p.table, p.seq, p.reason]),
+      [
+        ["audit_entries", 1, "entry type dsr.created is not one verify knows how to check"],
+        ["audit_entries", 2, "entry type dsr.status_changed is not one verify knows how to check"],
+      ],
+    );
   });
 
   // Each case tampers with the history seedHistory made: `kept` was given and stays active,
@@ -343,7 +353,11 @@ describe("audit evidence", () => {
     const report = await verify(seeded);
     assert.equal(report.intact, false);
     assert.match(report.firstBrokenLink!.reason, /audit hash does not match/);
-    assert.equal(report.firstBrokenLink!.subjectId, consentIds[0]);
+    assert.equal(report.firstBrokenLink!.table, "consent_events");
+    assert.ok(
+      report.problems.some((p) => p.table === "consents" && p.recordId === consentIds[0]),
+      JSON.stringify(report.problems),
+    );
   });
 
   test("key rotation: new hashes use the new version, old ones still verify by theirs", async () => {

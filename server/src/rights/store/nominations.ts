@@ -157,3 +157,49 @@ export async function eraseNomineesOfPrincipal(
   );
   return erased.length;
 }
+
+/** Up to `limit` nominations with ids after `afterNominationId`, by id (audit verify's keyset scan). */
+export async function scanNominationStates(
+  db: Queryable,
+  organizationId: string,
+  afterNominationId: string,
+  limit: number,
+): Promise<
+  { nominationId: string; principalId: string; status: string; createdAt: number; revokedAt: number | null }[]
+> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("nominations")
+      .select(["nomination_id", "principal_id", "status", "created_at", "revoked_at"])
+      .where("organization_id", "=", organizationId)
+      .where("nomination_id", ">", afterNominationId)
+      .orderBy("nomination_id")
+      .limit(limit),
+  );
+  return found.map((r) => ({
+    nominationId: r.nomination_id,
+    principalId: r.principal_id,
+    status: r.status,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  }));
+}
+
+/** Which of these nomination ids the organisation has (audit verify: records the chain names). */
+export async function presentNominationIds(
+  db: Queryable,
+  organizationId: string,
+  nominationIds: readonly string[],
+): Promise<Set<string>> {
+  if (nominationIds.length === 0) return new Set();
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("nominations")
+      .select("nomination_id")
+      .where("organization_id", "=", organizationId)
+      .where("nomination_id", "in", nominationIds),
+  );
+  return new Set(found.map((r) => r.nomination_id));
+}

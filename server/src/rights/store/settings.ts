@@ -31,6 +31,21 @@ export async function findStoredPeriods(
 }
 
 /**
+ * Who last changed the periods (the actor id the change recorded), or undefined without a row;
+ * audit verify compares it with the last change on the chain.
+ */
+export async function findPeriodsUpdatedBy(
+  db: Queryable,
+  organizationId: string,
+): Promise<string | null | undefined> {
+  const row = await first(
+    db,
+    qb.selectFrom("rights_settings").select("updated_by").where("organization_id", "=", organizationId),
+  );
+  return row?.updated_by;
+}
+
+/**
  * Makes the organisation's row exist (with `defaults` when new), then locks it until the
  * transaction ends, so concurrent partial updates (one field each) take turns and both apply.
  */

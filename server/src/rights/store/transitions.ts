@@ -120,3 +120,84 @@ export async function redactTransitionReasonsOfPrincipal(
       ),
   );
 }
+
+/** A move as `guard audit verify` compares it with its chain entry. */
+export interface AuditedTransition {
+  transitionId: string;
+  subjectKind: string;
+  subjectId: string;
+  from: string | null;
+  to: string;
+  actorKind: string;
+  actorId: string | null;
+  at: number;
+}
+
+const AUDITED_COLUMNS = [
+  "transition_id",
+  "subject_kind",
+  "subject_id",
+  "from_status",
+  "to_status",
+  "actor_kind",
+  "actor_id",
+  "occurred_at",
+] as const;
+
+const toAudited = (r: {
+  transition_id: string;
+  subject_kind: string;
+  subject_id: string;
+  from_status: string | null;
+  to_status: string;
+  actor_kind: string;
+  actor_id: string | null;
+  occurred_at: number;
+}): AuditedTransition => ({
+  transitionId: r.transition_id,
+  subjectKind: r.subject_kind,
+  subjectId: r.subject_id,
+  from: r.from_status,
+  to: r.to_status,
+  actorKind: r.actor_kind,
+  actorId: r.actor_id,
+  at: r.occurred_at,
+});
+
+/** The moves with these ids (audit verify: the rows the chain's entries name). */
+export async function transitionsWithIds(
+  db: Queryable,
+  organizationId: string,
+  transitionIds: readonly string[],
+): Promise<AuditedTransition[]> {
+  if (transitionIds.length === 0) return [];
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("rights_transitions")
+      .select(AUDITED_COLUMNS)
+      .where("organization_id", "=", organizationId)
+      .where("transition_id", "in", transitionIds),
+  );
+  return found.map(toAudited);
+}
+
+/** Up to `limit` moves with ids after `afterTransitionId`, by id (audit verify's keyset scan). */
+export async function scanTransitions(
+  db: Queryable,
+  organizationId: string,
+  afterTransitionId: string,
+  limit: number,
+): Promise<AuditedTransition[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("rights_transitions")
+      .select(AUDITED_COLUMNS)
+      .where("organization_id", "=", organizationId)
+      .where("transition_id", ">", afterTransitionId)
+      .orderBy("transition_id")
+      .limit(limit),
+  );
+  return found.map(toAudited);
+}

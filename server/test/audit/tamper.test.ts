@@ -1,0 +1,883 @@
+// `guard audit verify` against SQL tampering, for every table the audit chain covers: a committed
+// column updated, a row deleted, a row inserted with no entry, and an entry's payload edited (with
+// the whole chain rehashed after it, as someone with write access to the database could) are each
+// found, naming the table and the row, by the real command; an untouched organisation stays intact.
+// Each case tampers with its own organisation, so one `guard audit verify --all` run judges them all.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createOrganization } from "../../src/accounts/organizations.js";
+import { ensurePrincipal } from "../../src/accounts/principals.js";
+import { entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
+import { COVERED_TABLES, VERIFIED_ENTRY_TYPES, type AuditVerification } from "../../src/audit/verify.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import { giveConsent, withdrawConsent } from "../../src/consent/consents.js";
+import { recordParentalVerification } from "../../src/consent/parental-verification.js";
+import type { Database } from "../../src/db/database.js";
+import { parseNoticeDraft, publishNotice } from "../../src/notices/notices.js";
+import { createDsr, updateDsrStatus } from "../../src/rights/dsr.js";
+import { createGrievance, respondToGrievance } from "../../src/rights/grievances.js";
+import type { Actor } from "../../src/rights/history.js";
+import { revokeNomination, upsertNomination } from "../../src/rights/nominations.js";
+import { setResponsePeriods } from "../../src/rights/settings.js";
+import { canonicalJson } from "../../src/lib/canonical-json.js";
+import { openConfiguredDatabase } from "../../src/server.js";
+import { updateOrganizationSettings } from "../../src/settings/organization-settings.js";
+import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
+
+const REPO = fileURLToPath(new URL("../../..", import.meta.url));
+/** Lines grep prints for `pattern` over server/src's TypeScript. */
+function grepSource(flags: string, pattern: string): string[] {
+  return execFileSync("grep", [flags, pattern, "server/src", "--include=*.ts"], {
+    encoding: "utf8",
+    cwd: REPO,
+  })
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
+const STAFF: Actor = { kind: "staff", id: "stf_tamper" };
+
+/** The records one organisation's history made, by role. */
+interface Seeded {
+  organizationId: string;
+  slug: string;
+  principalId: string;
+  /** A second principal of the organisation, with no records of its own. */
+  otherPrincipalId: string;
+  consentKept: string;
+  consentWithdrawn: string;
+  dsrRejected: string;
+  dsrPending: string;
+  grievance: string;
+  nominationRevoked: string;
+  nominationActive: string;
+  verificationId: string;
+}
+
+/** One organisation with a bit of every kind of evidence, made through the rule modules. */
+async function seed(db: Database, config: Config, slug: string, start: number): Promise<Seeded> {
+  let now = start;
+  const tick = () => (now += 1000);
+  const org = await createOrganization(db, { slug, name: slug }, tick());
+  const organizationId = org.organizationId;
+  const notice = await publishNotice(
+    db,
+    organizationId,
+    parseNoticeDraft({
+      itemized: [
+        { purpose: "Account", personalDataDescription: "Email." },
+        { purpose: "Marketing", personalDataDescription: "Email." },
+      ],
+      content: { en: { title: "Notice", body: "Body" } },
+    }),
+    tick(),
+  );
+  const { principalId } = await ensurePrincipal(db, { organizationId, externalId: "u1" }, tick());
+  const principal = { organizationId, principalId, externalId: "u1" };
+  const other = await ensurePrincipal(db, { organizationId, externalId: "u2" }, tick());
+  const consentIds: string[] = [];
+  for (const purpose of ["Account", "Marketing"]) {
+    const consent = await db.transaction((tx) =>
+      giveConsent(
+        tx,
+        { auditKeys: config.auditKeys },
+        {
+          organizationId,
+          holder: { kind: "principal", principalId, externalId: "u1" },
+          notice: { noticeId: notice.noticeId, version: notice.version },
+          purpose,
+          dataTypes: ["email"],
+          source: "direct",
+        },
+        tick(),
+      ),
+    );
+    consentIds.push(consent.consentId);
+  }
+  await db.transaction((tx) => withdrawConsent(tx, { organizationId, consentId: consentIds[1]! }, tick()));
+  await db.transaction((tx) =>
+    recordParentalVerification(
+      tx,
+      {
+        subject: principal,
+        provider: "signed-test-token",
+        token: `token-${slug}`,
+        parentReference: "parent",
+      },
+      tick(),
+    ),
+  );
+  await db.transaction((tx) =>
+    setResponsePeriods(
+      tx,
+      { organizationId, dsrResponseDays: 45, grievanceResponseDays: 60, actor: STAFF },
+      tick(),
+    ),
+  );
+  await db.transaction((tx) =>
+    updateOrganizationSettings(
+      tx,
+      { organizationId, patch: { blockTrackingForChildren: false }, actor: { kind: "staff", id: STAFF.id } },
+      tick(),
+    ),
+  );
+  const file = () =>
+    db.transaction((tx) =>
+      createDsr(
+        tx,
+        { organizationId, principalId, type: "correction", details: "fix my name", actor: STAFF },
+        tick(),
+      ),
+    );
+  const dsrRejected = (await file()).requestId;
+  const dsrPending = (await file()).requestId;
+  const erasure = { pseudonymKey: config.secretsKey };
+  for (const status of ["in_progress", "rejected"] as const) {
+    await updateDsrStatus(
+      db,
+      { organizationId, requestId: dsrRejected, status, reason: "not verifiable", actor: STAFF },
+      erasure,
+      tick(),
+    );
+  }
+  const grievance = (
+    await db.transaction((tx) =>
+      createGrievance(
+        tx,
+        { organizationId, principalId, subject: "Spam", description: "Too much", actor: STAFF },
+        tick(),
+      ),
+    )
+  ).grievanceId;
+  await respondToGrievance(
+    db,
+    { organizationId, grievanceId: grievance, status: "resolved", response: "Stopped", actor: STAFF },
+    tick(),
+  );
+  const nominee = { nomineeName: "Asha", nomineeContact: "asha@example.com" };
+  const nominationRevoked = (await upsertNomination(db, principal, nominee, STAFF, tick())).nominationId;
+  await upsertNomination(db, principal, { ...nominee, nomineeName: "Asha K" }, STAFF, tick());
+  await revokeNomination(db, principal, STAFF, tick());
+  const nominationActive = (await upsertNomination(db, principal, nominee, STAFF, tick())).nominationId;
+  const [verification] = await db.query<{ verification_id: string }>(
+    "SELECT verification_id FROM parental_verifications WHERE organization_id = $1",
+    [organizationId],
+  );
+  return {
+    organizationId,
+    slug,
+    principalId,
+    otherPrincipalId: other.principalId,
+    consentKept: consentIds[0]!,
+    consentWithdrawn: consentIds[1]!,
+    dsrRejected,
+    dsrPending,
+    grievance,
+    nominationRevoked,
+    nominationActive,
+    verificationId: verification!.verification_id,
+  };
+}
+
+/**
+ * Edits the payload of the entries `edit` returns a new payload for and rehashes the chain from
+ * there to the head, so every link verifies again: only the records can give the edit away.
+ * `edits` is how many entries the rewrite must change ("some": at least one).
+ */
+async function rewriteChain(
+  db: Database,
+  organizationId: string,
+  edit: (entry: {
+    entryType: string;
+    subjectId: string;
+    payload: Record<string, unknown>;
+  }) => Record<string, unknown> | undefined,
+  edits: number | "some" = 1,
+): Promise<void> {
+  const entries = await db.query<{
+    seq: number;
+    entry_type: string;
+    subject_id: string;
+    payload: string;
+    created_at: number;
+  }>(
+    "SELECT seq, entry_type, subject_id, payload, created_at FROM audit_entries WHERE organization_id = $1 ORDER BY seq",
+    [organizationId],
+  );
+  let prev = GENESIS_HASH;
+  let edited = 0;
+  for (const e of entries) {
+    const changed = edit({
+      entryType: e.entry_type,
+      subjectId: e.subject_id,
+      payload: JSON.parse(e.payload) as Record<string, unknown>,
+    });
+    if (changed) edited += 1;
+    // Canonical JSON, as the appender writes it.
+    const payload = changed ? canonicalJson(changed) : e.payload;
+    const hash = entryHash({
+      prevHash: prev,
+      seq: e.seq,
+      organizationId,
+      entryType: e.entry_type,
+      subjectId: e.subject_id,
+      createdAt: e.created_at,
+      payload,
+    });
+    await db.query(
+      "UPDATE audit_entries SET payload = $3, prev_hash = $4, entry_hash = $5 WHERE organization_id = $1 AND seq = $2",
+      [organizationId, e.seq, payload, prev, hash],
+    );
+    prev = hash;
+  }
+  if (edits === "some") assert.ok(edited > 0, "the rewrite edits some entries");
+  else assert.equal(edited, edits, `the rewrite edits exactly ${edits} entries`);
+  await db.query("UPDATE audit_chain_heads SET last_hash = $2 WHERE organization_id = $1", [
+    organizationId,
+    prev,
+  ]);
+}
+
+/** The id of the last move of a record (its newest rights_transitions row). */
+async function lastMove(db: Database, s: Seeded, subjectId: string): Promise<string> {
+  const [row] = await db.query<{ transition_id: string }>(
+    "SELECT transition_id FROM rights_transitions WHERE organization_id = $1 AND subject_id = $2 ORDER BY seq DESC LIMIT 1",
+    [s.organizationId, subjectId],
+  );
+  return row!.transition_id;
+}
+
+interface TamperCase {
+  table: string;
+  name: string;
+  /** Tampers with the organisation; returns the id verify must name for `table` (undefined: any row). */
+  tamper(db: Database, s: Seeded): Promise<string | undefined>;
+}
+
+const sql =
+  (statement: string, params: (s: Seeded) => unknown[], recordId?: (s: Seeded) => string) =>
+  async (db: Database, s: Seeded) => {
+    await db.query(statement, params(s));
+    return recordId?.(s);
+  };
+
+const CASES: TamperCase[] = [
+  // --- the chain itself
+  {
+    table: "audit_entries",
+    name: "an entry's payload edited (not rehashed)",
+    tamper: sql(
+      "UPDATE audit_entries SET payload = replace(payload, '\"rejected\"', '\"completed\"') WHERE organization_id = $1 AND payload LIKE '%\"rejected\"%'",
+      (s) => [s.organizationId],
+    ),
+  },
+  {
+    table: "audit_entries",
+    name: "an entry deleted",
+    tamper: sql("DELETE FROM audit_entries WHERE organization_id = $1 AND seq = 5", (s) => [
+      s.organizationId,
+    ]),
+  },
+  {
+    table: "audit_entries",
+    name: "an entry inserted after the head",
+    tamper: sql(
+      `INSERT INTO audit_entries (organization_id, seq, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+       SELECT organization_id, last_seq + 1, 'dsr.transition', 'dsr_forged', '{}', last_hash, repeat('a', 64), 1
+       FROM audit_chain_heads WHERE organization_id = $1`,
+      (s) => [s.organizationId],
+    ),
+  },
+  {
+    table: "audit_chain_heads",
+    name: "the head moved back",
+    tamper: sql(
+      "UPDATE audit_chain_heads SET last_seq = last_seq - 1 WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "audit_chain_heads",
+    name: "the head deleted",
+    tamper: sql(
+      "DELETE FROM audit_chain_heads WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  // --- consents and their events
+  {
+    table: "consent_events",
+    name: "a committed column updated",
+    tamper: sql(
+      "UPDATE consent_events SET given_at = given_at + 1 WHERE organization_id = $1 AND consent_id = $2",
+      (s) => [s.organizationId, s.consentKept],
+    ),
+  },
+  {
+    table: "consent_events",
+    name: "the withdrawal event deleted",
+    tamper: sql(
+      "DELETE FROM consent_events WHERE organization_id = $1 AND consent_id = $2 AND event_type = 'withdrawn'",
+      (s) => [s.organizationId, s.consentWithdrawn],
+    ),
+  },
+  {
+    table: "consent_events",
+    name: "an event inserted with no entry",
+    tamper: sql(
+      `INSERT INTO consent_events (organization_id, event_id, consent_id, event_type, occurred_at, principal_id,
+         anonymous_id, notice_id, notice_version, purpose, data_types, given_at, source, reason, audit_hash,
+         audit_key_version, audit_seq)
+       SELECT organization_id, 'cev_forged', consent_id, 'withdrawn', occurred_at + 5, principal_id, anonymous_id,
+         notice_id, notice_version, purpose, data_types, given_at, source, 'principal_request', audit_hash,
+         audit_key_version, 9999
+       FROM consent_events WHERE organization_id = $1 AND consent_id = $2`,
+      (s) => [s.organizationId, s.consentKept],
+      () => "cev_forged",
+    ),
+  },
+  {
+    table: "consent_events",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "consent.given" && e.subjectId === s.consentKept
+          ? { ...e.payload, purpose: "Other" }
+          : undefined,
+      );
+      return undefined;
+    },
+  },
+  {
+    table: "consents",
+    name: "a committed column updated",
+    tamper: sql(
+      "UPDATE consents SET purpose = 'Other' WHERE organization_id = $1 AND consent_id = $2",
+      (s) => [s.organizationId, s.consentKept],
+      (s) => s.consentKept,
+    ),
+  },
+  {
+    table: "consents",
+    name: "a withdrawal undone",
+    tamper: sql(
+      "UPDATE consents SET withdrawn_at = NULL, withdrawal_reason = NULL WHERE organization_id = $1 AND consent_id = $2",
+      (s) => [s.organizationId, s.consentWithdrawn],
+      (s) => s.consentWithdrawn,
+    ),
+  },
+  {
+    table: "consents",
+    name: "a consent inserted with no entry",
+    tamper: sql(
+      `INSERT INTO consents (organization_id, consent_id, principal_id, anonymous_id, notice_id, notice_version, purpose,
+         data_types, source, given_at, withdrawn_at, withdrawal_reason, audit_hash, audit_key_version)
+       SELECT organization_id, 'cns_forged', principal_id, anonymous_id, notice_id, notice_version, 'Forged',
+         data_types, source, given_at, NULL, NULL, audit_hash, audit_key_version
+       FROM consents WHERE organization_id = $1 AND consent_id = $2`,
+      (s) => [s.organizationId, s.consentKept],
+      () => "cns_forged",
+    ),
+  },
+  {
+    table: "consent_events",
+    name: "a consent deleted with its events",
+    tamper: async (db, s) => {
+      await db.query("DELETE FROM consent_events WHERE organization_id = $1 AND consent_id = $2", [
+        s.organizationId,
+        s.consentKept,
+      ]);
+      await db.query("DELETE FROM consents WHERE organization_id = $1 AND consent_id = $2", [
+        s.organizationId,
+        s.consentKept,
+      ]);
+      return s.consentKept;
+    },
+  },
+  // --- parental verifications
+  {
+    table: "parental_verifications",
+    name: "a committed column updated",
+    tamper: sql(
+      "UPDATE parental_verifications SET provider = 'forged' WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.verificationId,
+    ),
+  },
+  {
+    table: "parental_verifications",
+    name: "a row deleted",
+    tamper: sql(
+      "DELETE FROM parental_verifications WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.verificationId,
+    ),
+  },
+  {
+    table: "parental_verifications",
+    name: "a row inserted with no entry",
+    tamper: sql(
+      `INSERT INTO parental_verifications (organization_id, verification_id, principal_id, provider, token_hash,
+         parent_reference_hash, verified_at)
+       VALUES ($1, 'pvr_forged', $2, 'forged', repeat('b', 64), repeat('c', 64), 1)`,
+      (s) => [s.organizationId, s.principalId],
+      () => "pvr_forged",
+    ),
+  },
+  {
+    table: "parental_verifications",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "parental_verification.recorded"
+          ? { ...e.payload, tokenHash: "d".repeat(64) }
+          : undefined,
+      );
+      return s.verificationId;
+    },
+  },
+  // --- rights: moves, requests, grievances, nominations, response periods
+  {
+    table: "dsr_requests",
+    name: "status changed from rejected to completed (issue 22's probe)",
+    tamper: sql(
+      "UPDATE dsr_requests SET status = 'completed' WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.dsrRejected],
+      (s) => s.dsrRejected,
+    ),
+  },
+  {
+    table: "dsr_requests",
+    name: "a request moved to another principal of the organisation",
+    tamper: sql(
+      "UPDATE dsr_requests SET principal_id = $3 WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.dsrRejected, s.otherPrincipalId],
+      (s) => s.dsrRejected,
+    ),
+  },
+  {
+    table: "dsr_requests",
+    name: "the response period changed (the deadline kept)",
+    tamper: sql(
+      "UPDATE dsr_requests SET response_period_days = 90 WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.dsrPending],
+      (s) => s.dsrPending,
+    ),
+  },
+  {
+    table: "dsr_requests",
+    name: "a request deleted",
+    tamper: sql(
+      "DELETE FROM dsr_requests WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.dsrPending],
+      (s) => s.dsrPending,
+    ),
+  },
+  {
+    table: "dsr_requests",
+    name: "a request inserted with no entry",
+    tamper: sql(
+      `INSERT INTO dsr_requests (organization_id, request_id, principal_id, type, status, details, response_period_days,
+         created_at, due_at, updated_at)
+       VALUES ($1, 'dsr_forged', $2, 'erasure', 'completed', NULL, 30, 1, 2, 1)`,
+      (s) => [s.organizationId, s.principalId],
+      () => "dsr_forged",
+    ),
+  },
+  {
+    table: "dsr_requests",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "dsr.transition" && e.subjectId === s.dsrPending
+          ? { ...e.payload, dueAt: 1 }
+          : undefined,
+      );
+      return s.dsrPending;
+    },
+  },
+  {
+    table: "rights_transitions",
+    name: "a move's status updated",
+    tamper: async (db, s) => {
+      const id = await lastMove(db, s, s.dsrRejected);
+      await db.query(
+        "UPDATE rights_transitions SET to_status = 'completed' WHERE organization_id = $1 AND transition_id = $2",
+        [s.organizationId, id],
+      );
+      return id;
+    },
+  },
+  {
+    table: "rights_transitions",
+    name: "a move deleted (issue 22's probe)",
+    tamper: async (db, s) => {
+      const id = await lastMove(db, s, s.dsrRejected);
+      await db.query("DELETE FROM rights_transitions WHERE organization_id = $1 AND transition_id = $2", [
+        s.organizationId,
+        id,
+      ]);
+      return id;
+    },
+  },
+  {
+    table: "rights_transitions",
+    name: "a move inserted with no entry",
+    tamper: sql(
+      `INSERT INTO rights_transitions (organization_id, transition_id, subject_kind, subject_id, from_status, to_status,
+         actor_kind, actor_id, reason, occurred_at)
+       VALUES ($1, 'trn_forged', 'dsr', $2, 'pending', 'in_progress', 'staff', 'stf_x', NULL, 1)`,
+      (s) => [s.organizationId, s.dsrPending],
+      () => "trn_forged",
+    ),
+  },
+  {
+    table: "audit_entries",
+    name: "a move's principalId dropped, chain rehashed (the record then moved)",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) => {
+        if (e.entryType !== "grievance.transition" || e.payload.from !== null) return undefined;
+        const { principalId: _dropped, ...rest } = e.payload;
+        return rest;
+      });
+      await db.query(
+        "UPDATE grievances SET principal_id = $3 WHERE organization_id = $1 AND grievance_id = $2",
+        [s.organizationId, s.grievance, s.otherPrincipalId],
+      );
+      return undefined;
+    },
+  },
+  {
+    table: "rights_transitions",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "grievance.transition" && e.payload.from === null
+          ? { ...e.payload, actorId: "stf_someone_else" }
+          : undefined,
+      );
+      return undefined;
+    },
+  },
+  {
+    table: "grievances",
+    name: "a resolution undone",
+    tamper: sql(
+      "UPDATE grievances SET status = 'in_progress', closed_at = NULL WHERE organization_id = $1 AND grievance_id = $2",
+      (s) => [s.organizationId, s.grievance],
+      (s) => s.grievance,
+    ),
+  },
+  {
+    table: "grievances",
+    name: "a grievance moved to another principal of the organisation",
+    tamper: sql(
+      "UPDATE grievances SET principal_id = $3 WHERE organization_id = $1 AND grievance_id = $2",
+      (s) => [s.organizationId, s.grievance, s.otherPrincipalId],
+      (s) => s.grievance,
+    ),
+  },
+  {
+    table: "grievances",
+    name: "the response period changed (the deadline kept)",
+    tamper: sql(
+      "UPDATE grievances SET response_period_days = 1 WHERE organization_id = $1 AND grievance_id = $2",
+      (s) => [s.organizationId, s.grievance],
+      (s) => s.grievance,
+    ),
+  },
+  {
+    table: "grievances",
+    name: "a grievance deleted",
+    tamper: sql(
+      "DELETE FROM grievances WHERE organization_id = $1 AND grievance_id = $2",
+      (s) => [s.organizationId, s.grievance],
+      (s) => s.grievance,
+    ),
+  },
+  {
+    table: "grievances",
+    name: "a grievance inserted with no entry",
+    tamper: sql(
+      `INSERT INTO grievances (organization_id, grievance_id, principal_id, subject, description, status,
+         response_period_days, created_at, due_at, updated_at)
+       VALUES ($1, 'grv_forged', $2, 'x', 'y', 'open', 30, 1, 2, 1)`,
+      (s) => [s.organizationId, s.principalId],
+      () => "grv_forged",
+    ),
+  },
+  {
+    table: "grievances",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "grievance.transition" && e.payload.from === null
+          ? { ...e.payload, dueAt: 1 }
+          : undefined,
+      );
+      return s.grievance;
+    },
+  },
+  {
+    table: "nominations",
+    name: "the active nomination revoked in SQL",
+    tamper: sql(
+      "UPDATE nominations SET status = 'revoked', revoked_at = 1 WHERE organization_id = $1 AND nomination_id = $2",
+      (s) => [s.organizationId, s.nominationActive],
+      (s) => s.nominationActive,
+    ),
+  },
+  {
+    table: "nominations",
+    name: "a nomination moved to another principal of the organisation",
+    tamper: sql(
+      "UPDATE nominations SET principal_id = $3 WHERE organization_id = $1 AND nomination_id = $2",
+      (s) => [s.organizationId, s.nominationActive, s.otherPrincipalId],
+      (s) => s.nominationActive,
+    ),
+  },
+  {
+    table: "nominations",
+    name: "a nomination deleted",
+    tamper: sql(
+      "DELETE FROM nominations WHERE organization_id = $1 AND nomination_id = $2",
+      (s) => [s.organizationId, s.nominationRevoked],
+      (s) => s.nominationRevoked,
+    ),
+  },
+  {
+    table: "nominations",
+    name: "a nomination inserted with no entry",
+    tamper: sql(
+      `INSERT INTO nominations (organization_id, nomination_id, principal_id, nominee_name, nominee_contact, status,
+         created_at, updated_at, revoked_at)
+       VALUES ($1, 'nom_forged', $2, 'X', 'x@example.com', 'revoked', 1, 1, 1)`,
+      (s) => [s.organizationId, s.principalId],
+      () => "nom_forged",
+    ),
+  },
+  {
+    table: "nominations",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "nomination.transition" &&
+        e.subjectId === s.nominationRevoked &&
+        e.payload.to === "revoked"
+          ? { ...e.payload, to: "active" }
+          : undefined,
+      );
+      return s.nominationRevoked;
+    },
+  },
+  {
+    table: "rights_settings",
+    name: "a period lengthened in SQL",
+    tamper: sql(
+      "UPDATE rights_settings SET dsr_response_days = 90 WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "rights_settings",
+    name: "the author of the last change replaced",
+    tamper: sql(
+      "UPDATE rights_settings SET updated_by = 'stf_someone_else' WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "rights_settings",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM rights_settings WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "rights_settings",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "rights.response_periods_changed"
+          ? { ...e.payload, to: { dsrResponseDays: 30, grievanceResponseDays: 60 } }
+          : undefined,
+      );
+      return s.organizationId;
+    },
+  },
+  {
+    table: "organizations",
+    name: "a setting changed in SQL",
+    tamper: sql(
+      `UPDATE organizations SET settings = jsonb_set(settings, '{blockTrackingForChildren}', 'true') WHERE organization_id = $1`,
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "organizations",
+    name: "the settings document emptied",
+    tamper: sql(
+      `UPDATE organizations SET settings = '{}'::jsonb WHERE organization_id = $1`,
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "organizations",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "organization.settings_changed"
+          ? { ...e.payload, to: { ...(e.payload.to as object), blockTrackingForChildren: true } }
+          : undefined,
+      );
+      return s.organizationId;
+    },
+  },
+];
+
+describe("guard audit verify finds SQL tampering in every table the chain covers", () => {
+  let cli: CliEnvironment;
+  let config: Config;
+  const seeded = new Map<string, Seeded>();
+  /** Case index -> the row verify must name. */
+  const expected = new Map<number, string | undefined>();
+
+  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const db = await openConfiguredDatabase(config);
+    try {
+      return await work(db);
+    } finally {
+      await db.close();
+    }
+  }
+
+  before(async () => {
+    cli = await createCliEnvironment();
+    const migrated = await cli.run(["--json", "migrate"]);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    config = loadConfig(cli.env);
+    await withDb(async (db) => {
+      const start = Date.now() - 86_400_000;
+      seeded.set("clean", await seed(db, config, "clean", start));
+      // A chain written before moves carried principalId: the same history without the field.
+      const legacy = await seed(db, config, "legacy", start);
+      seeded.set("legacy", legacy);
+      await rewriteChain(
+        db,
+        legacy.organizationId,
+        (e) => {
+          if (!e.entryType.endsWith(".transition")) return undefined;
+          const { principalId: _dropped, ...rest } = e.payload;
+          return rest;
+        },
+        "some",
+      );
+      for (const [i, c] of CASES.entries()) {
+        const s = await seed(db, config, `case-${i}`, start);
+        seeded.set(`case-${i}`, s);
+        expected.set(i, await c.tamper(db, s));
+      }
+    });
+  });
+  after(() => cli.dispose());
+
+  test("every module appending to the chain has its evidence checked", () => {
+    // A new writer must come with a checker in audit/evidence/ (else verify reports its entries as
+    // unknown) and a tamper case here for each table it commits to; then list it below.
+    const writers = grepSource("-rl", "appendAuditEntry(")
+      .filter((f) => !f.startsWith("server/src/audit/"))
+      .sort();
+    assert.deepEqual(writers, [
+      "server/src/consent/events.ts",
+      "server/src/consent/parental-verification.ts",
+      "server/src/rights/history.ts",
+      "server/src/rights/settings.ts",
+      "server/src/settings/organization-settings.ts",
+    ]);
+    const literalTypes = grepSource("-rhoE", 'entryType: "[a-z_.]+"').map((line) =>
+      line.slice('entryType: "'.length, -1),
+    );
+    for (const type of literalTypes) assert.ok(VERIFIED_ENTRY_TYPES.includes(type), `${type} is verified`);
+  });
+
+  test("the cases cover every table verify checks", () => {
+    assert.deepEqual(
+      [...new Set(CASES.map((c) => c.table))].sort(),
+      [...COVERED_TABLES].sort(),
+      "a covered table with no tamper case, or a case for a table verify does not claim",
+    );
+  });
+
+  test("an untouched organisation verifies clean (exit 0)", async () => {
+    const res = await cli.run(["--json", "audit", "verify", "--org", "clean"]);
+    assert.equal(res.code, 0, res.stderr);
+    const report = res.json<AuditVerification>();
+    assert.equal(report.intact, true, JSON.stringify(report.problems));
+    for (const table of [
+      "rights_transitions",
+      "dsr_requests",
+      "grievances",
+      "nominations",
+      "parental_verifications",
+    ]) {
+      assert.ok((report.rowsChecked[table] ?? 0) > 0, `${table} rows were checked`);
+    }
+  });
+
+  test("a chain from before moves named their principal verifies clean (its records are not held to one)", async () => {
+    const res = await cli.run(["--json", "audit", "verify", "--org", "legacy"]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(res.json<AuditVerification>().intact, true);
+  });
+
+  test("--all: exit 1, every tampered organisation names its table and row, the untouched one is intact", async () => {
+    const res = await cli.run(["--json", "audit", "verify", "--all"]);
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stderr, /audit chains are broken/);
+    const { organizations } = res.json<{ intact: boolean; organizations: AuditVerification[] }>();
+    const byId = new Map(organizations.map((r) => [r.organizationId, r]));
+    assert.equal(byId.get(seeded.get("clean")!.organizationId)!.intact, true);
+    const missed: string[] = [];
+    for (const [i, c] of CASES.entries()) {
+      const report = byId.get(seeded.get(`case-${i}`)!.organizationId)!;
+      const recordId = expected.get(i);
+      const named = report.problems.some(
+        (p) => p.table === c.table && (recordId === undefined || p.recordId === recordId),
+      );
+      if (report.intact || !named) {
+        missed.push(`${c.table}: ${c.name} -> ${JSON.stringify(report.problems)}`);
+      }
+    }
+    assert.deepEqual(missed, []);
+  });
+
+  test("the issue's probe in human output: the table, the row and what differs", async () => {
+    const probe = CASES.findIndex((c) => c.name.startsWith("status changed from rejected"));
+    const s = seeded.get(`case-${probe}`)!;
+    const res = await cli.run(["audit", "verify", "--org", s.slug]);
+    assert.equal(res.code, 1);
+    assert.ok(
+      res.stderr.includes(`dsr_requests ${s.dsrRejected}`) &&
+        res.stderr.includes('status is "completed"; the chain gives "rejected"'),
+      res.stderr,
+    );
+    const deleted = CASES.findIndex((c) => c.name.startsWith("a move deleted"));
+    const d = seeded.get(`case-${deleted}`)!;
+    const res2 = await cli.run(["audit", "verify", "--org", d.slug]);
+    assert.equal(res2.code, 1);
+    assert.match(
+      res2.stderr,
+      /rights_transitions trn_\S+ \(seq \d+\): the move recorded in the chain is missing/,
+    );
+  });
+});

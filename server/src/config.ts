@@ -2,6 +2,7 @@
 // Every setting has one environment variable (and, for the CLI, sometimes a flag that overrides it).
 import { hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 
 export interface Config {
@@ -21,6 +22,19 @@ export interface Config {
   /** Adds `Secure` to the session cookie; turn on whenever the dashboard is served over HTTPS. */
   cookieSecure: boolean;
   bodyLimitBytes: number;
+  /** How long a client may take to send a request's headers, then the whole request (body included). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+  /** How long a connection may see no traffic either way (a stalled request, or a reader that stopped). */
+  connectionTimeoutMs: number;
+  /**
+   * The reverse proxies whose `X-Forwarded-For` names the client (`GUARD_TRUST_PROXY`): addresses,
+   * CIDR ranges or `loopback`/`linklocal`/`uniquelocal`; false to ignore the header. Handed to
+   * Fastify as `trustProxy`.
+   */
+  trustProxy: false | string[];
   /** `X-Guard-SDK` floors: package name → lowest accepted version. */
   minSdkVersions: Record<string, string>;
   /** Audit-hash HMAC keys by version; new hashes use the highest version. */
@@ -65,6 +79,13 @@ export const INTEGER_SETTINGS = {
   tokenTtlMinutes: { env: "GUARD_TOKEN_TTL_MINUTES", default: 15, min: 1, max: 60 },
   sessionTtlHours: { env: "GUARD_SESSION_TTL_HOURS", default: 12, min: 1, max: 24 * 30 },
   bodyLimitBytes: { env: "GUARD_BODY_LIMIT_BYTES", default: 1024 * 1024, min: 1024, max: 64 * 1024 * 1024 },
+  // Slow clients are cut off (slowloris): headers and the whole request each have a deadline.
+  headersTimeoutMs: { env: "GUARD_HEADERS_TIMEOUT_MS", default: 20_000, min: 1000, max: 600_000 },
+  requestTimeoutMs: { env: "GUARD_REQUEST_TIMEOUT_MS", default: 60_000, min: 1000, max: 3_600_000 },
+  // Above the 60 s idle timeout of common load balancers, so the balancer closes an idle
+  // connection first and never sends a request on one Guard is closing.
+  keepAliveTimeoutMs: { env: "GUARD_KEEP_ALIVE_TIMEOUT_MS", default: 72_000, min: 1000, max: 600_000 },
+  connectionTimeoutMs: { env: "GUARD_CONNECTION_TIMEOUT_MS", default: 120_000, min: 1000, max: 3_600_000 },
 } as const satisfies Record<string, IntegerSetting>;
 
 /** The number `raw` spells when it is a whole number in the range; undefined otherwise. */
@@ -83,6 +104,22 @@ function integer(env: Env, setting: IntegerSetting): number {
     );
   }
   return value;
+}
+
+/** The request deadlines; the headers' cannot be later than the whole request's. */
+function requestTimeouts(env: Env) {
+  const timeouts = {
+    headersTimeoutMs: integer(env, INTEGER_SETTINGS.headersTimeoutMs),
+    requestTimeoutMs: integer(env, INTEGER_SETTINGS.requestTimeoutMs),
+    keepAliveTimeoutMs: integer(env, INTEGER_SETTINGS.keepAliveTimeoutMs),
+    connectionTimeoutMs: integer(env, INTEGER_SETTINGS.connectionTimeoutMs),
+  };
+  if (timeouts.headersTimeoutMs > timeouts.requestTimeoutMs) {
+    throw new ConfigError(
+      `GUARD_HEADERS_TIMEOUT_MS (${timeouts.headersTimeoutMs}) must not exceed GUARD_REQUEST_TIMEOUT_MS (${timeouts.requestTimeoutMs})`,
+    );
+  }
+  return timeouts;
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -111,6 +148,33 @@ function parseSdkFloors(raw: string | undefined): Record<string, string> {
     floors[name] = version;
   }
   return floors;
+}
+
+const PROXY_RANGE_NAMES = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * GUARD_TRUST_PROXY: empty or false, or a comma-separated list of addresses, CIDR ranges and range
+ * names. Neither `true` (every peer could then name any client) nor a hop count (Fastify cannot
+ * check the peer against a count, so it trusts no one) is accepted: both look like they work and
+ * do not.
+ */
+function parseTrustProxy(raw: string | undefined): false | string[] {
+  if (raw === undefined || ["", "0", "false", "no", "off"].includes(raw.trim().toLowerCase())) return false;
+  const entries = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = "", prefix, ...rest] = entry.split("/");
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (PROXY_RANGE_NAMES.includes(entry) || (family !== 0 && validPrefix && rest.length === 0)) continue;
+    throw new ConfigError(
+      `GUARD_TRUST_PROXY lists the proxies trusted to name the client: addresses, CIDR ranges or ${PROXY_RANGE_NAMES.join("/")}, comma-separated, or false (got ${JSON.stringify(entry)})`,
+    );
+  }
+  return entries.length > 0 ? entries : false;
 }
 
 function parseAuditKeys(raw: string): Record<number, string> {
@@ -159,7 +223,8 @@ function loadOrCreateSecrets(dataDir: string): Required<GeneratedSecrets> {
     }
     return { ...existing, secretsKey: existing.secretsKey };
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  // Private from the start: the embedded database will live here too (db/data-dir-permissions.ts).
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets: Required<GeneratedSecrets> = {
     tokenSecret: randomBytes(32).toString("base64url"),
     auditKeys: { 1: randomBytes(32).toString("base64url") },
@@ -219,6 +284,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     sessionTtlHours: integer(env, INTEGER_SETTINGS.sessionTtlHours),
     cookieSecure: boolean(env, "GUARD_COOKIE_SECURE", production),
     bodyLimitBytes: integer(env, INTEGER_SETTINGS.bodyLimitBytes),
+    ...requestTimeouts(env),
+    trustProxy: parseTrustProxy(env.GUARD_TRUST_PROXY),
     minSdkVersions: parseSdkFloors(env.GUARD_MIN_SDK_VERSIONS),
     auditKeys,
     secretsKey,

@@ -23,6 +23,8 @@ import type {
   BannerConfig,
   BannerScope,
   BrokeredToken,
+  ConsentGateBypassAlert,
+  ConsentGateDecision,
   ConsentGateVerdict,
   ConsentRecord,
   ConsentStatus,
@@ -41,6 +43,7 @@ import type {
   Notice,
   NoticeList,
   Organization,
+  PageParams,
   RecordConsentInput,
   RevokeNominationResult,
 } from "./types.js";
@@ -99,6 +102,44 @@ const CLIENT_OPTIONS = new Set<string>([
   "now",
 ]);
 const REQUEST_OPTIONS = new Set<string>(["timeoutMs", "maxRetries", "idempotencyKey", "headers", "signal"]);
+const PAGE_PARAMS = new Set<string>(["limit", "cursor"]);
+
+/**
+ * The (page params, request options) of a list method. Before paging these methods took the
+ * options alone (`listDsrRequests({ timeoutMs })`): a lone object whose keys are all request-option
+ * keys is still read as the options (the two key sets are disjoint, and `{}` means the same either
+ * way).
+ */
+function pageArguments(
+  params: PageParams | RequestOptions | undefined,
+  options: RequestOptions | undefined,
+): [PageParams, RequestOptions | undefined] {
+  if (params === undefined || params === null) return [{}, options];
+  if (typeof params !== "object") throw new TypeError("Page params must be an object: { limit?, cursor? }");
+  const keys = Object.keys(params);
+  if (options === undefined && keys.length > 0 && keys.every((key) => REQUEST_OPTIONS.has(key))) {
+    return [{}, params as RequestOptions];
+  }
+  rejectUnknown(params, PAGE_PARAMS, "page param");
+  return [params as PageParams, options];
+}
+
+/** Every item of a list, page after page, following `nextCursor` from `params.cursor` on. */
+async function* everyItem<Page extends { nextCursor: string | null }, Item>(
+  params: PageParams,
+  readPage: (params: PageParams) => Promise<Page>,
+  itemsOf: (page: Page) => Item[],
+): AsyncGenerator<Item, void, undefined> {
+  let cursor = params.cursor;
+  for (;;) {
+    const page = await readPage({ limit: params.limit, cursor });
+    yield* itemsOf(page);
+    if (page.nextCursor === null || page.nextCursor === undefined) return;
+    // A server that hands back the cursor it was given would loop forever.
+    if (page.nextCursor === cursor) throw new GuardError(`The list did not advance past cursor ${cursor}`);
+    cursor = page.nextCursor;
+  }
+}
 /** Headers the SDK owns: a caller's value would break authentication or the attempt count. */
 const OWNED_HEADERS = new Set(["authorization", "x-guard-sdk", RETRY_COUNT_HEADER.toLowerCase()]);
 
@@ -200,10 +241,30 @@ export class GuardClient {
     return this.request({ method: "GET", path: `/api/v1/org/${segment(slug)}`, credential: "none" }, options);
   }
 
-  getNotices(orgId: string, options?: RequestOptions): Promise<NoticeList> {
+  /** One page of the organisation's published notices, oldest first. */
+  async getNotices(
+    orgId: string,
+    params?: PageParams | RequestOptions,
+    options?: RequestOptions,
+  ): Promise<NoticeList> {
+    const [page, requestOptions] = pageArguments(params, options);
     return this.request(
-      { method: "GET", path: `/api/v1/org/${segment(orgId)}/notices`, credential: "none" },
-      options,
+      {
+        method: "GET",
+        path: `/api/v1/org/${segment(orgId)}/notices`,
+        credential: "none",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every published notice of the organisation, fetched a page (`params.limit`) at a time. */
+  iterateNotices(orgId: string, params: PageParams = {}, options?: RequestOptions): AsyncGenerator<Notice> {
+    return everyItem(
+      params,
+      (page) => this.getNotices(orgId, page, options),
+      (page) => page.notices,
     );
   }
 
@@ -300,24 +361,61 @@ export class GuardClient {
     );
   }
 
-  /** The gate's decision log, newest first (default 50, at most 200). */
-  listGateDecisions(params: { limit?: number } = {}, options?: RequestOptions): Promise<GateDecisionList> {
+  /** One page of the gate's decision log, newest first (default 50, at most 200 a page). */
+  async listGateDecisions(
+    params?: PageParams | RequestOptions,
+    options?: RequestOptions,
+  ): Promise<GateDecisionList> {
+    const [page, requestOptions] = pageArguments(params, options);
     return this.request(
       {
         method: "GET",
         path: "/api/v1/consent/gate/decisions",
         credential: "apiKey",
-        query: { limit: params.limit },
+        query: { limit: page.limit, cursor: page.cursor },
       },
-      options,
+      requestOptions,
     );
   }
 
-  /** Consents denied repeatedly inside the rolling window: processing that ignores the gate. */
-  listGateAlerts(options?: RequestOptions): Promise<GateAlerts> {
+  /** The whole decision log, newest first, fetched a page (`params.limit`) at a time. */
+  iterateGateDecisions(
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<ConsentGateDecision> {
+    return everyItem(
+      params,
+      (page) => this.listGateDecisions(page, options),
+      (page) => page.decisions,
+    );
+  }
+
+  /**
+   * One page of the consents denied repeatedly inside the rolling window (processing that ignores
+   * the gate), most recently denied first.
+   */
+  async listGateAlerts(params?: PageParams | RequestOptions, options?: RequestOptions): Promise<GateAlerts> {
+    const [page, requestOptions] = pageArguments(params, options);
     return this.request(
-      { method: "GET", path: "/api/v1/consent/gate/alerts", credential: "apiKey" },
-      options,
+      {
+        method: "GET",
+        path: "/api/v1/consent/gate/alerts",
+        credential: "apiKey",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every current bypass alert, fetched a page (`params.limit`) at a time. */
+  iterateGateAlerts(
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<ConsentGateBypassAlert> {
+    return everyItem(
+      params,
+      (page) => this.listGateAlerts(page, options),
+      (page) => page.alerts,
     );
   }
 
@@ -337,8 +435,30 @@ export class GuardClient {
     );
   }
 
-  listDsrRequests(options?: RequestOptions): Promise<DsrRequestList> {
-    return this.request({ method: "GET", path: "/api/v1/dsr", credential: "accessToken" }, options);
+  /** One page of the principal's own requests, newest first. */
+  async listDsrRequests(
+    params?: PageParams | RequestOptions,
+    options?: RequestOptions,
+  ): Promise<DsrRequestList> {
+    const [page, requestOptions] = pageArguments(params, options);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/dsr",
+        credential: "accessToken",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every request of the principal, newest first, fetched a page (`params.limit`) at a time. */
+  iterateDsrRequests(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<DsrRequest> {
+    return everyItem(
+      params,
+      (page) => this.listDsrRequests(page, options),
+      (page) => page.requests,
+    );
   }
 
   /**
@@ -353,8 +473,30 @@ export class GuardClient {
     );
   }
 
-  listGrievances(options?: RequestOptions): Promise<GrievanceList> {
-    return this.request({ method: "GET", path: "/api/v1/grievances", credential: "accessToken" }, options);
+  /** One page of the principal's own grievances, newest first. */
+  async listGrievances(
+    params?: PageParams | RequestOptions,
+    options?: RequestOptions,
+  ): Promise<GrievanceList> {
+    const [page, requestOptions] = pageArguments(params, options);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/grievances",
+        credential: "accessToken",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every grievance of the principal, newest first, fetched a page (`params.limit`) at a time. */
+  iterateGrievances(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<Grievance> {
+    return everyItem(
+      params,
+      (page) => this.listGrievances(page, options),
+      (page) => page.grievances,
+    );
   }
 
   createGrievance(input: CreateGrievanceInput, options?: RequestOptions): Promise<Grievance> {

@@ -10,6 +10,16 @@ type ResponseBody<
 > = JsonContent<operations[Op]["responses"][Status]>;
 type RequestBody<Op extends keyof operations> = JsonContent<NonNullable<operations[Op]["requestBody"]>>;
 
+/**
+ * One page of a list: `limit` is the page size (the route's default when absent, clamped to its
+ * maximum), `cursor` the previous page's `nextCursor`. Every list answer carries `nextCursor`, null
+ * on the last page.
+ */
+export interface PageParams {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 export type Organization = ResponseBody<"getOrgBySlug", 200>;
 export type Notice = Schemas["Notice"];
 export type NoticeList = ResponseBody<"getNoticesForOrg", 200>;

@@ -8,7 +8,7 @@ table says where each one goes. The two classes differ only in ``async``/``await
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, AsyncIterator, Dict, Iterator, Optional, Sequence
 
 from ._base import ClientCore, PreparedCall
 from ._models import (
@@ -17,6 +17,8 @@ from ._models import (
     BannerConfig,
     BrokeredToken,
     ConsentGateAlerts,
+    ConsentGateBypassAlert,
+    ConsentGateDecision,
     ConsentGateDecisionList,
     ConsentGateVerdict,
     ConsentRecord,
@@ -58,9 +60,34 @@ class SyncMethods(ClientCore):
         """An organisation by its short name (slug)."""
         return self._call("getOrganization", {"slug": slug}, request_options)
 
-    def get_notices(self, org_id: str, *, request_options: Optional[RequestOptions] = None) -> NoticeList:
-        """The organisation's published notices, under ``notices``."""
-        return self._call("getNotices", {"org_id": org_id}, request_options)
+    def get_notices(
+        self,
+        org_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> NoticeList:
+        """The organisation's published notices, under ``notices``, a page at a time (``nextCursor``)."""
+        return self._call("getNotices", {"org_id": org_id, "limit": limit, "cursor": cursor}, request_options)
+
+    def iter_notices(
+        self,
+        org_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[Notice]:
+        """Every item of :meth:`get_notices`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.get_notices(org_id, limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["notices"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     def get_notice(self, notice_id: str, *, request_options: Optional[RequestOptions] = None) -> Notice:
         """One published notice."""
@@ -162,14 +189,56 @@ class SyncMethods(ClientCore):
         self,
         *,
         limit: Optional[int] = None,
+        cursor: Optional[str] = None,
         request_options: Optional[RequestOptions] = None,
     ) -> ConsentGateDecisionList:
-        """The gate's decision log, newest first (server default 50, at most 200)."""
-        return self._call("listGateDecisions", {"limit": limit}, request_options)
+        """The gate's decision log, newest first (server default 50, at most 200), a page at a time."""
+        return self._call("listGateDecisions", {"limit": limit, "cursor": cursor}, request_options)
 
-    def list_gate_alerts(self, *, request_options: Optional[RequestOptions] = None) -> ConsentGateAlerts:
-        """Consents denied repeatedly inside the rolling window: processing that ignores the gate."""
-        return self._call("listGateAlerts", {}, request_options)
+    def iter_gate_decisions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[ConsentGateDecision]:
+        """Every item of :meth:`list_gate_decisions`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_gate_decisions(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["decisions"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    def list_gate_alerts(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentGateAlerts:
+        """Consents denied repeatedly inside the rolling window (processing that ignores the gate),
+        most recently denied first, a page at a time."""
+        return self._call("listGateAlerts", {"limit": limit, "cursor": cursor}, request_options)
+
+    def iter_gate_alerts(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[ConsentGateBypassAlert]:
+        """Every item of :meth:`list_gate_alerts`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_gate_alerts(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["alerts"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     # ----- principal access token -----------------------------------------------------------------
 
@@ -182,9 +251,32 @@ class SyncMethods(ClientCore):
         """Move a guest's anonymous consents to the signed-in principal. Idempotent."""
         return self._call("linkAnonymousConsent", {"anonymous_id": anonymous_id}, request_options)
 
-    def list_dsr_requests(self, *, request_options: Optional[RequestOptions] = None) -> DsrRequestList:
-        """The principal's own data-subject requests, under ``requests``."""
-        return self._call("listDsrRequests", {}, request_options)
+    def list_dsr_requests(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> DsrRequestList:
+        """The principal's own data-subject requests, newest first, under ``requests``, a page at a time."""
+        return self._call("listDsrRequests", {"limit": limit, "cursor": cursor}, request_options)
+
+    def iter_dsr_requests(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[DsrRequest]:
+        """Every item of :meth:`list_dsr_requests`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_dsr_requests(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["requests"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     def create_dsr_request(
         self,
@@ -206,9 +298,32 @@ class SyncMethods(ClientCore):
             idempotency_key,
         )
 
-    def list_grievances(self, *, request_options: Optional[RequestOptions] = None) -> GrievanceList:
-        """The principal's own grievances, under ``grievances``."""
-        return self._call("listGrievances", {}, request_options)
+    def list_grievances(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> GrievanceList:
+        """The principal's own grievances, newest first, under ``grievances``, a page at a time."""
+        return self._call("listGrievances", {"limit": limit, "cursor": cursor}, request_options)
+
+    def iter_grievances(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[Grievance]:
+        """Every item of :meth:`list_grievances`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_grievances(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["grievances"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     def create_grievance(
         self,
@@ -272,9 +387,35 @@ class AsyncMethods(ClientCore):
         """An organisation by its short name (slug)."""
         return await self._call("getOrganization", {"slug": slug}, request_options)
 
-    async def get_notices(self, org_id: str, *, request_options: Optional[RequestOptions] = None) -> NoticeList:
-        """The organisation's published notices, under ``notices``."""
-        return await self._call("getNotices", {"org_id": org_id}, request_options)
+    async def get_notices(
+        self,
+        org_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> NoticeList:
+        """The organisation's published notices, under ``notices``, a page at a time (``nextCursor``)."""
+        return await self._call("getNotices", {"org_id": org_id, "limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_notices(
+        self,
+        org_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[Notice]:
+        """Every item of :meth:`get_notices`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.get_notices(org_id, limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["notices"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     async def get_notice(self, notice_id: str, *, request_options: Optional[RequestOptions] = None) -> Notice:
         """One published notice."""
@@ -390,14 +531,58 @@ class AsyncMethods(ClientCore):
         self,
         *,
         limit: Optional[int] = None,
+        cursor: Optional[str] = None,
         request_options: Optional[RequestOptions] = None,
     ) -> ConsentGateDecisionList:
-        """The gate's decision log, newest first (server default 50, at most 200)."""
-        return await self._call("listGateDecisions", {"limit": limit}, request_options)
+        """The gate's decision log, newest first (server default 50, at most 200), a page at a time."""
+        return await self._call("listGateDecisions", {"limit": limit, "cursor": cursor}, request_options)
 
-    async def list_gate_alerts(self, *, request_options: Optional[RequestOptions] = None) -> ConsentGateAlerts:
-        """Consents denied repeatedly inside the rolling window: processing that ignores the gate."""
-        return await self._call("listGateAlerts", {}, request_options)
+    async def iter_gate_decisions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[ConsentGateDecision]:
+        """Every item of :meth:`list_gate_decisions`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_gate_decisions(limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["decisions"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    async def list_gate_alerts(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ConsentGateAlerts:
+        """Consents denied repeatedly inside the rolling window (processing that ignores the gate),
+        most recently denied first, a page at a time."""
+        return await self._call("listGateAlerts", {"limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_gate_alerts(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[ConsentGateBypassAlert]:
+        """Every item of :meth:`list_gate_alerts`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_gate_alerts(limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["alerts"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     # ----- principal access token -----------------------------------------------------------------
 
@@ -410,9 +595,33 @@ class AsyncMethods(ClientCore):
         """Move a guest's anonymous consents to the signed-in principal. Idempotent."""
         return await self._call("linkAnonymousConsent", {"anonymous_id": anonymous_id}, request_options)
 
-    async def list_dsr_requests(self, *, request_options: Optional[RequestOptions] = None) -> DsrRequestList:
-        """The principal's own data-subject requests, under ``requests``."""
-        return await self._call("listDsrRequests", {}, request_options)
+    async def list_dsr_requests(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> DsrRequestList:
+        """The principal's own data-subject requests, newest first, under ``requests``, a page at a time."""
+        return await self._call("listDsrRequests", {"limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_dsr_requests(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[DsrRequest]:
+        """Every item of :meth:`list_dsr_requests`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_dsr_requests(limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["requests"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     async def create_dsr_request(
         self,
@@ -434,9 +643,33 @@ class AsyncMethods(ClientCore):
             idempotency_key,
         )
 
-    async def list_grievances(self, *, request_options: Optional[RequestOptions] = None) -> GrievanceList:
-        """The principal's own grievances, under ``grievances``."""
-        return await self._call("listGrievances", {}, request_options)
+    async def list_grievances(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> GrievanceList:
+        """The principal's own grievances, newest first, under ``grievances``, a page at a time."""
+        return await self._call("listGrievances", {"limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_grievances(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[Grievance]:
+        """Every item of :meth:`list_grievances`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_grievances(limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["grievances"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
 
     async def create_grievance(
         self,

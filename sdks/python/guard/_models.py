@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
 
-CONTRACT_VERSION = "1.7.0"
-OPENAPI_DESCRIPTION_VERSION = "2.10.0"
+CONTRACT_VERSION = "1.8.0"
+OPENAPI_DESCRIPTION_VERSION = "2.11.0"
 
 # Every code /api/v1 can return, in catalog order (ApiError.code x-guard-codes). GuardApiError.code
 # may also hold a code a newer server added: compare with these, never assume the set is closed.
@@ -115,6 +115,9 @@ class Notice(_NoticeRequired, total=False):
 class NoticeList(TypedDict):
     # Published notices only.
     notices: List[Notice]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
 
 
 class _BannerConfigRequired(TypedDict):
@@ -188,6 +191,9 @@ class DsrRequest(_DsrRequestRequired, total=False):
 
 class DsrRequestList(TypedDict):
     requests: List[DsrRequest]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
 
 
 class _GrievanceRequired(TypedDict):
@@ -221,6 +227,9 @@ class Grievance(_GrievanceRequired, total=False):
 
 class GrievanceList(TypedDict):
     grievances: List[Grievance]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
 
 
 class Nomination(TypedDict):
@@ -320,6 +329,9 @@ class ConsentGateDecision(TypedDict):
 
 class ConsentGateDecisionList(TypedDict):
     decisions: List[ConsentGateDecision]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
 
 
 class ConsentGateBypassAlert(TypedDict):
@@ -342,6 +354,9 @@ class ConsentGateAlerts(TypedDict):
     windowMs: int
     # In-window denies against one consent that constitute an alert.
     denyThreshold: int
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
 
 
 # operationId -> the type its success body has; the client methods are annotated with these.

@@ -82,10 +82,32 @@ class Operation:
     """The method's docstring."""
     stores_token: bool = False
     """The answer's ``accessToken`` becomes the client's access token for principal calls."""
+    pages: str = ""
+    """For a paged list: the answer's array field. The method takes ``limit`` and ``cursor`` and
+    returns ``nextCursor``; the generator adds an ``iter_*`` method that walks every page and yields
+    the items (``iterator_name``)."""
+    item_type: str = ""
+    """For a paged list: the type of one item of ``pages``, as ``guard/_models.py`` names it."""
+
+    @property
+    def iterator_name(self) -> str:
+        """``listDsrRequests`` -> ``iter_dsr_requests``, ``getNotices`` -> ``iter_notices``: the Node
+        SDK's ``iterateDsrRequests`` / ``iterateNotices`` in snake_case."""
+        stem = self.method_name
+        for verb in ("list", "get"):
+            if stem.startswith(verb):
+                stem = stem[len(verb) :]
+                break
+        return "iter" + _snake(stem)
 
     @property
     def python_name(self) -> str:
         return _snake(self.method_name)
+
+
+PAGE_PARAMS = (Param("limit", QUERY, "int", optional=True), Param("cursor", QUERY, optional=True))
+"""A paged list's arguments: the page size (server default 100, at most 500; the gate's decision log
+50 and 200) and the ``nextCursor`` of the previous page."""
 
 
 def _table(*operations: Operation) -> Dict[str, Operation]:
@@ -108,8 +130,10 @@ OPERATIONS: Dict[str, Operation] = _table(
         "GET",
         "/api/v1/org/{orgId}/notices",
         NONE,
-        params=(Param("orgId", PATH, positional=True),),
-        doc="The organisation's published notices, under ``notices``.",
+        params=(Param("orgId", PATH, positional=True), *PAGE_PARAMS),
+        doc="The organisation's published notices, under ``notices``, a page at a time (``nextCursor``).",
+        pages="notices",
+        item_type="Notice",
     ),
     Operation(
         "getNotice",
@@ -186,7 +210,10 @@ OPERATIONS: Dict[str, Operation] = _table(
         "GET",
         "/api/v1/dsr",
         ACCESS_TOKEN,
-        doc="The principal's own data-subject requests, under ``requests``.",
+        params=PAGE_PARAMS,
+        doc="The principal's own data-subject requests, newest first, under ``requests``, a page at a time.",
+        pages="requests",
+        item_type="DsrRequest",
     ),
     Operation(
         "createDsrRequest",
@@ -213,7 +240,10 @@ OPERATIONS: Dict[str, Operation] = _table(
         "GET",
         "/api/v1/grievances",
         ACCESS_TOKEN,
-        doc="The principal's own grievances, under ``grievances``.",
+        params=PAGE_PARAMS,
+        doc="The principal's own grievances, newest first, under ``grievances``, a page at a time.",
+        pages="grievances",
+        item_type="Grievance",
     ),
     Operation(
         "createGrievance",
@@ -319,8 +349,10 @@ OPERATIONS: Dict[str, Operation] = _table(
         "GET",
         "/api/v1/consent/gate/decisions",
         API_KEY,
-        params=(Param("limit", QUERY, "int", optional=True),),
-        doc="The gate's decision log, newest first (server default 50, at most 200).",
+        params=PAGE_PARAMS,
+        doc="The gate's decision log, newest first (server default 50, at most 200), a page at a time.",
+        pages="decisions",
+        item_type="ConsentGateDecision",
     ),
     Operation(
         "listGateAlerts",
@@ -328,6 +360,12 @@ OPERATIONS: Dict[str, Operation] = _table(
         "GET",
         "/api/v1/consent/gate/alerts",
         API_KEY,
-        doc="Consents denied repeatedly inside the rolling window: processing that ignores the gate.",
+        params=PAGE_PARAMS,
+        doc=(
+            "Consents denied repeatedly inside the rolling window (processing that ignores the gate),\n"
+            "most recently denied first, a page at a time."
+        ),
+        pages="alerts",
+        item_type="ConsentGateBypassAlert",
     ),
 )

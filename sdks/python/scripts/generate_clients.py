@@ -33,7 +33,7 @@ REPO_ROOT = SDK_ROOT.parent.parent
 OUTPUT = SDK_ROOT / "guard" / "_methods.py"
 LINE_LENGTH = 120
 
-TYPING_NAMES = ("Any", "Dict", "List", "Optional", "Sequence", "Union")
+TYPING_NAMES = ("Any", "AsyncIterator", "Dict", "Iterator", "List", "Optional", "Sequence", "Union")
 
 # The credential groups, in the order the methods appear (and the README lists them).
 SECTIONS = (
@@ -126,6 +126,49 @@ def _method(operation: Any, return_type: str, is_async: bool) -> List[str]:
     ]
 
 
+def _iterator(operation: Any, is_async: bool) -> List[str]:
+    """``iter_*`` for a paged list: the list method's arguments (``limit`` is each page's size,
+    ``cursor`` where to start), yielding every item of every page. Each page is an ordinary call of
+    the list method, so retries and timeouts apply per page."""
+    indent = "    "
+    body_indent = indent * 2
+    parameters = ["self"]
+    for param in operation.params:
+        if param.positional:
+            parameters.append(f"{param.name}: {param.annotation}")
+    parameters.append("*")
+    for param in operation.params:
+        if not param.positional:
+            parameters.append(f"{param.name}: Optional[{param.annotation}] = None")
+    parameters.append("request_options: Optional[RequestOptions] = None")
+    item = operation.item_type
+    returns = f"AsyncIterator[{item}]" if is_async else f"Iterator[{item}]"
+    define = "async def" if is_async else "def"
+    lines = _joined(f"{define} {operation.iterator_name}(", parameters, f") -> {returns}:", indent)
+    doc = (
+        f"Every item of :meth:`{operation.python_name}`, page after page (``limit`` is the page size,\n"
+        "``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."
+    )
+    lines += _docstring(doc, body_indent)
+    arguments = [f"{param.name}={param.name}" if not param.positional else param.name for param in operation.params]
+    arguments = [argument.replace("cursor=cursor", "cursor=page_cursor") for argument in arguments]
+    arguments.append("request_options=request_options")
+    wait = "await " if is_async else ""
+    inner = body_indent + "    "
+    lines += [f"{body_indent}page_cursor = cursor", f"{body_indent}while True:"]
+    lines += _joined(f"page = {wait}self.{operation.python_name}(", arguments, ")", inner)
+    if is_async:  # an async generator has no `yield from`
+        lines += [f'{inner}for item in page["{operation.pages}"]:', f"{inner}    yield item"]
+    else:
+        lines += [f'{inner}yield from page["{operation.pages}"]']
+    lines += [
+        f'{inner}page_cursor = page.get("nextCursor")',
+        f"{inner}if page_cursor is None:",
+        f"{inner}    return",
+    ]
+    return lines
+
+
 def _class(name: str, client: str, operations: List[Any], response_types: Dict[str, str], is_async: bool) -> List[str]:
     define = "async def" if is_async else "def"
     wait = "await " if is_async else ""
@@ -153,6 +196,8 @@ def _class(name: str, client: str, operations: List[Any], response_types: Dict[s
         lines += ["", f"    # ----- {title} ".ljust(100, "-")]
         for operation in group:
             lines += ["", *_method(operation, response_types[operation.operation_id], is_async)]
+            if operation.pages:
+                lines += ["", *_iterator(operation, is_async)]
     return lines
 
 
@@ -174,9 +219,11 @@ def render() -> str:
 
     annotations = [response_types[operation.operation_id] for operation in operations]
     annotations += [param.annotation for operation in operations for param in operation.params]
+    annotations += [operation.item_type for operation in operations if operation.pages]
     used = _names(annotations)
     model_names = sorted(used & set(models.__all__))
-    typing_names = sorted({"Any", "Dict", "Optional"} | (used & set(TYPING_NAMES)))
+    iterators = {"AsyncIterator", "Iterator"} if any(operation.pages for operation in operations) else set()
+    typing_names = sorted({"Any", "Dict", "Optional"} | iterators | (used & set(TYPING_NAMES)))
 
     lines = [
         HEADER,

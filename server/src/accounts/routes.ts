@@ -3,19 +3,15 @@ import type { RouteModule } from "../http/app.js";
 import { serviceOf, staffOf } from "../http/credentials.js";
 import type { StaffCredential } from "../lib/credentials.js";
 import { clearCookie, setCookie } from "../http/cookies.js";
-import { notFound, unauthorized } from "../lib/failure.js";
-import { enforceRateLimit } from "../http/rate-limit.js";
+import { notFound } from "../lib/failure.js";
+import { pageInMemory, pageScope } from "../lib/paging.js";
 import { createApiKey, revokeApiKey } from "./api-keys.js";
 import { findOrganizationBySlug } from "./organizations.js";
 import { mintPrincipalToken } from "./principal-tokens.js";
 import { ensurePrincipal, setPrincipalEmail } from "./principals.js";
-import { checkStaffCredentials, normaliseEmail } from "./staff.js";
+import { signInStaff } from "./staff.js";
 import { endStaffSession, SESSION_COOKIE, startStaffSession } from "./staff-sessions.js";
 import { listApiKeys } from "./store.js";
-
-// Sign-in budget: per account (slows password guessing) and per client address (slows spraying).
-const SIGNIN_PER_ACCOUNT = { limit: 10, windowMs: 15 * 60_000 };
-const SIGNIN_PER_ADDRESS = { limit: 100, windowMs: 15 * 60_000 };
 
 const sessionBody = (s: Omit<StaffCredential, "kind">) => ({
   staffId: s.staffId,
@@ -40,21 +36,9 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
   {
     operationId: "createStaffSession",
     handler: async (request, reply) => {
-      const body = request.body;
       const now = clock.now();
-      const account = `${body.organizationSlug}:${normaliseEmail(body.email)}`;
-      await enforceRateLimit(
-        db,
-        { key: `signin:account:${account}`, organizationId: "", ...SIGNIN_PER_ACCOUNT },
-        now,
-      );
-      await enforceRateLimit(
-        db,
-        { key: `signin:address:${request.ip}`, organizationId: "", ...SIGNIN_PER_ADDRESS },
-        now,
-      );
-      const staff = await checkStaffCredentials(db, body);
-      if (!staff) throw unauthorized("Unknown organisation, email or password");
+      // request.ip is the peer, or the client a trusted proxy names (config.trustProxy).
+      const staff = await signInStaff(db, { ...request.body, clientAddress: request.ip }, now);
       const ttlMs = config.sessionTtlHours * 3_600_000;
       const { cookieValue, session } = await startStaffSession(db, staff, { now, ttlMs });
       setCookie(reply, SESSION_COOKIE, cookieValue, {
@@ -91,7 +75,17 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
   },
   {
     operationId: "listApiKeys",
-    handler: async (request) => ({ apiKeys: await listApiKeys(db, staffOf(request).organizationId) }),
+    handler: async (request) => {
+      const { organizationId } = staffOf(request);
+      // Keys are made by hand, so an organisation has few: the list is read whole and paged here.
+      const page = pageInMemory(await listApiKeys(db, organizationId), request.query, {
+        scope: pageScope("listApiKeys", organizationId),
+        shape: ["number", "string"],
+        keyOf: (key) => [key.createdAt, key.apiKeyId],
+        descending: true,
+      });
+      return { apiKeys: page.items, nextCursor: page.nextCursor };
+    },
   },
   {
     operationId: "createApiKey",

@@ -4,6 +4,7 @@
 import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import { notFound, validationError } from "../lib/failure.js";
+import { pageInMemory, pageScope, type PageRequest, type SortKey } from "../lib/paging.js";
 import { lookupBannerConfig, normaliseDomain, type BannerScope } from "./banner-config.js";
 import {
   createDomainGroupIn,
@@ -28,6 +29,20 @@ import {
 } from "./staff-config.js";
 
 const WRITERS = ["admin", "dpo"] as const;
+
+/**
+ * A page of one of the staff configuration lists. Their length is set by hand (an organisation's
+ * domains, apps, groups and their settings), not by traffic, so each is read whole and paged here,
+ * in the order its key gives.
+ */
+const configPage = <T>(
+  items: readonly T[],
+  request: PageRequest,
+  route: string,
+  organizationId: string,
+  key: { shape: readonly ("string" | "number")[]; of: (item: T) => SortKey },
+) =>
+  pageInMemory(items, request, { scope: pageScope(route, organizationId), shape: key.shape, keyOf: key.of });
 
 /** A `{domain}` path parameter as a registered-domain key, or 400 naming it. */
 function hostParam(domain: string): string {
@@ -109,7 +124,20 @@ const staffRoutes: RouteModule = ({ db, clock }) => {
   return [
     {
       operationId: "listBannerSettings",
-      handler: async (request) => ({ bannerSettings: await listScopeSettings(db, org(request)) }),
+      handler: async (request) => {
+        const page = configPage(
+          await listScopeSettings(db, org(request)),
+          request.query,
+          "listBannerSettings",
+          org(request),
+          // The organisation default first, then by scope and its domain or app.
+          {
+            shape: ["number", "string", "string"],
+            of: (s) => [s.scope === "default" ? 0 : 1, s.scope, s.domain ?? s.appId ?? ""],
+          },
+        );
+        return { bannerSettings: page.items, nextCursor: page.nextCursor };
+      },
     },
     {
       operationId: "saveDefaultBannerSettings",
@@ -127,7 +155,19 @@ const staffRoutes: RouteModule = ({ db, clock }) => {
     },
     {
       operationId: "listRegisteredDomains",
-      handler: async (request) => ({ domains: await listDomains(db, org(request)) }),
+      handler: async (request) => {
+        const page = configPage(
+          await listDomains(db, org(request)),
+          request.query,
+          "listRegisteredDomains",
+          org(request),
+          {
+            shape: ["string"],
+            of: (d) => [d.domain],
+          },
+        );
+        return { domains: page.items, nextCursor: page.nextCursor };
+      },
     },
     {
       operationId: "registerDomain",
@@ -171,7 +211,19 @@ const staffRoutes: RouteModule = ({ db, clock }) => {
     },
     {
       operationId: "listRegisteredApps",
-      handler: async (request) => ({ apps: await listApps(db, org(request)) }),
+      handler: async (request) => {
+        const page = configPage(
+          await listApps(db, org(request)),
+          request.query,
+          "listRegisteredApps",
+          org(request),
+          {
+            shape: ["string"],
+            of: (a) => [a.appId],
+          },
+        );
+        return { apps: page.items, nextCursor: page.nextCursor };
+      },
     },
     {
       operationId: "registerApp",
@@ -215,7 +267,19 @@ const staffRoutes: RouteModule = ({ db, clock }) => {
     },
     {
       operationId: "listDomainGroups",
-      handler: async (request) => ({ domainGroups: await listDomainGroups(db, org(request)) }),
+      handler: async (request) => {
+        const page = configPage(
+          await listDomainGroups(db, org(request)),
+          request.query,
+          "listDomainGroups",
+          org(request),
+          {
+            shape: ["string", "string"],
+            of: (g) => [g.name, g.domainGroupId],
+          },
+        );
+        return { domainGroups: page.items, nextCursor: page.nextCursor };
+      },
     },
     {
       operationId: "createDomainGroup",

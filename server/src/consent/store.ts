@@ -390,24 +390,27 @@ export async function consentEventsOf(
   return found.map(toChainedEvent);
 }
 
-/** Up to `limit` events' (audit_seq, consent_id) after chain position `afterSeq`, in chain order. */
+/**
+ * Up to `limit` events' ids with their consent and chain position, by event id after
+ * `afterEventId` (a keyset on the primary key, so each page is one index range).
+ */
 export async function pageConsentEventSeqs(
   db: Queryable,
   organizationId: string,
-  afterSeq: number,
+  afterEventId: string,
   limit: number,
-): Promise<{ auditSeq: number; consentId: string }[]> {
+): Promise<{ eventId: string; auditSeq: number; consentId: string }[]> {
   const found = await rows(
     db,
     qb
       .selectFrom("consent_events")
-      .select(["audit_seq", "consent_id"])
+      .select(["event_id", "audit_seq", "consent_id"])
       .where("organization_id", "=", organizationId)
-      .where("audit_seq", ">", afterSeq)
-      .orderBy("audit_seq")
+      .where("event_id", ">", afterEventId)
+      .orderBy("event_id")
       .limit(limit),
   );
-  return found.map((r) => ({ auditSeq: r.audit_seq, consentId: r.consent_id }));
+  return found.map((r) => ({ eventId: r.event_id, auditSeq: r.audit_seq, consentId: r.consent_id }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -461,6 +464,76 @@ export async function insertParentalVerification(
       .returning("verification_id"),
   );
   return inserted.length > 0;
+}
+
+/** A parental verification as `guard audit verify` compares it with its chain entry. */
+export interface AuditedParentalVerification {
+  verificationId: string;
+  principalId: string;
+  provider: string;
+  tokenHash: string;
+  parentReferenceHash: string;
+  verifiedAt: number;
+}
+
+const selectVerifications = (organizationId: string) =>
+  qb
+    .selectFrom("parental_verifications")
+    .select([
+      "verification_id",
+      "principal_id",
+      "provider",
+      "token_hash",
+      "parent_reference_hash",
+      "verified_at",
+    ])
+    .where("organization_id", "=", organizationId);
+
+const toAuditedVerification = (r: {
+  verification_id: string;
+  principal_id: string;
+  provider: string;
+  token_hash: string;
+  parent_reference_hash: string;
+  verified_at: number;
+}): AuditedParentalVerification => ({
+  verificationId: r.verification_id,
+  principalId: r.principal_id,
+  provider: r.provider,
+  tokenHash: r.token_hash,
+  parentReferenceHash: r.parent_reference_hash,
+  verifiedAt: r.verified_at,
+});
+
+/** The verifications with these ids (audit verify: the rows the chain's entries name). */
+export async function parentalVerificationsWithIds(
+  db: Queryable,
+  organizationId: string,
+  verificationIds: readonly string[],
+): Promise<AuditedParentalVerification[]> {
+  if (verificationIds.length === 0) return [];
+  const found = await rows(
+    db,
+    selectVerifications(organizationId).where("verification_id", "in", verificationIds),
+  );
+  return found.map(toAuditedVerification);
+}
+
+/** Up to `limit` verifications with ids after `afterVerificationId`, by id (audit verify's keyset scan). */
+export async function scanParentalVerifications(
+  db: Queryable,
+  organizationId: string,
+  afterVerificationId: string,
+  limit: number,
+): Promise<AuditedParentalVerification[]> {
+  const found = await rows(
+    db,
+    selectVerifications(organizationId)
+      .where("verification_id", ">", afterVerificationId)
+      .orderBy("verification_id")
+      .limit(limit),
+  );
+  return found.map(toAuditedVerification);
 }
 
 // ---------------------------------------------------------------------------------------------

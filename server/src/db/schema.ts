@@ -312,6 +312,15 @@ export interface SchemaMigrationsTable {
   applied_at: number;
 }
 
+export interface SignInCountersTable {
+  account: string;
+  network: string;
+  failures: Generated<number>;
+  last_failure_at: number | null;
+  blocked_until: Generated<number>;
+  last_success_at: number | null;
+}
+
 export interface StaffSessionsTable {
   organization_id: string;
   session_id: string;
@@ -371,6 +380,9 @@ export interface WebhookEndpointsTable {
   created_by: string | null;
   updated_at: number;
   deleted_at: number | null;
+  consecutive_failures: Generated<number>;
+  circuit_trips: Generated<number>;
+  circuit_open_until: number | null;
 }
 
 export interface WebhookEventsTable {
@@ -410,6 +422,7 @@ export interface Tables {
   rights_settings: RightsSettingsTable;
   rights_transitions: RightsTransitionsTable;
   schema_migrations: SchemaMigrationsTable;
+  sign_in_counters: SignInCountersTable;
   staff_sessions: StaffSessionsTable;
   staff_users: StaffUsersTable;
   webhook_deliveries: WebhookDeliveriesTable;

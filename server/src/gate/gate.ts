@@ -6,7 +6,14 @@
 // (gate_decision_groups, migration 0040), its decisions as arrays.
 import type { Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
-import { decideAndLogGroup, logDecisionRun, newestDecisions, repeatedDenials } from "./store.js";
+import { keysetPage, pageInMemory, pageScope, type Page, type PageRequest } from "../lib/paging.js";
+import {
+  decideAndLogGroup,
+  logDecisionRun,
+  newestDecisions,
+  repeatedDenials,
+  type StoredDecision,
+} from "./store.js";
 
 export type GateDecision = "allow" | "deny";
 export type GateReason = "consent_active" | "consent_withdrawn";
@@ -121,14 +128,23 @@ const range = (first: number, last: number) => Array.from({ length: last - first
 export const DEFAULT_DECISION_LIMIT = 50;
 export const MAX_DECISION_LIMIT = 200;
 
-/** The newest decisions of the organisation, newest first; at most MAX_DECISION_LIMIT. */
+/** One page of the organisation's decisions, newest first; at most MAX_DECISION_LIMIT a page. */
 export async function listDecisions(
   db: Queryable,
   organizationId: string,
-  limit: number,
-): Promise<GateDecisionRecord[]> {
-  const decisions = await newestDecisions(db, organizationId, Math.min(limit, MAX_DECISION_LIMIT));
-  return decisions.map((d) => ({
+  page: PageRequest,
+): Promise<Page<GateDecisionRecord>> {
+  const found = await keysetPage(
+    page,
+    {
+      scope: pageScope("listConsentGateDecisions", organizationId),
+      shape: ["number", "string"],
+      keyOf: (d: StoredDecision): [number, string] => [d.decidedAt, d.decisionId],
+      defaults: { size: DEFAULT_DECISION_LIMIT, max: MAX_DECISION_LIMIT },
+    },
+    (before, limit) => newestDecisions(db, organizationId, limit, before),
+  );
+  const items = found.items.map((d) => ({
     decisionId: d.decisionId,
     consentId: d.consentId,
     apiKeyId: d.apiKeyId,
@@ -137,6 +153,7 @@ export async function listDecisions(
       : { decision: "deny" as const, reason: "consent_withdrawn" as const }),
     decidedAt: d.decidedAt,
   }));
+  return { items, nextCursor: found.nextCursor };
 }
 
 export interface BypassAlert {
@@ -147,24 +164,34 @@ export interface BypassAlert {
 }
 
 /**
- * Consents denied at least `denyThreshold` times within the last `windowMs` (inclusive of now),
- * most recently denied first. Derived from the decision log; stores nothing.
+ * One page of the consents denied at least `denyThreshold` times within the last `windowMs`
+ * (inclusive of now), most recently denied first (last denial, then consent id, both descending).
+ * Derived from the decision log; stores nothing. The alerts are an aggregate computed per request,
+ * so they are paged in memory: a consent denied again moves to the front, ahead of a walk in
+ * progress, and is not shown twice.
  */
 export async function listBypassAlerts(
   db: Queryable,
   organizationId: string,
   settings: { windowMs: number; denyThreshold: number },
   now: number,
-): Promise<BypassAlert[]> {
+  page: PageRequest = {},
+): Promise<Page<BypassAlert>> {
   const denials = await repeatedDenials(db, organizationId, {
     after: now - settings.windowMs,
     until: now,
     minDenies: settings.denyThreshold,
   });
-  return denials.map((d) => ({
+  const alerts = denials.map((d) => ({
     consentId: d.consentId,
     denyCount: d.denyCount,
     firstDeniedAt: d.firstAt,
     lastDeniedAt: d.lastAt,
   }));
+  return pageInMemory(alerts, page, {
+    scope: pageScope("listConsentGateBypassAlerts", organizationId),
+    shape: ["number", "string"],
+    keyOf: (a) => [a.lastDeniedAt, a.consentId],
+    descending: true,
+  });
 }

@@ -5,7 +5,6 @@ import type { RouteModule } from "../http/app.js";
 import { notFound } from "../lib/failure.js";
 import { GroupCommit } from "../lib/group-commit.js";
 import {
-  DEFAULT_DECISION_LIMIT,
   listBypassAlerts,
   listDecisions,
   verifyConsents,
@@ -53,10 +52,8 @@ export const gateRoutes: RouteModule<AppContext> = ({ db, clock, capabilities })
       handler: async (request) => {
         const service = serviceOf(request);
         // The contract's schema already refused a limit that is not a positive integer.
-        const { limit } = request.query;
-        return {
-          decisions: await listDecisions(db, service.organizationId, limit ?? DEFAULT_DECISION_LIMIT),
-        };
+        const page = await listDecisions(db, service.organizationId, request.query);
+        return { decisions: page.items, nextCursor: page.nextCursor };
       },
     },
     {
@@ -69,10 +66,15 @@ export const gateRoutes: RouteModule<AppContext> = ({ db, clock, capabilities })
           service.organizationId,
           "consent_gate_bypass_alerts",
         );
-        const alerts = detecting
-          ? await listBypassAlerts(db, service.organizationId, settings, clock.now())
-          : [];
-        return { alerts, windowMs: settings.windowMs, denyThreshold: settings.denyThreshold };
+        const page = detecting
+          ? await listBypassAlerts(db, service.organizationId, settings, clock.now(), request.query)
+          : { items: [], nextCursor: null };
+        return {
+          alerts: page.items,
+          windowMs: settings.windowMs,
+          denyThreshold: settings.denyThreshold,
+          nextCursor: page.nextCursor,
+        };
       },
     },
   ];

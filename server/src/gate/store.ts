@@ -159,11 +159,17 @@ export async function logDecisionRun(
  * the newest N decisions all lie in the groups down to the first one at which the groups' running
  * count reaches N (and any group decided at that same instant): `head` finds that cutoff from the
  * primary key and decision_count alone, and only the groups from it on are unnested.
+ *
+ * With `before` (a page's last decision: its decided_at and id) it reads the decisions older than
+ * that one. `head` then counts only the groups decided strictly earlier, whose decisions all
+ * qualify; the groups at `before`'s own instant are read as well (the cutoff never passes it), and
+ * the tuple comparison keeps just their older decisions.
  */
 export async function newestDecisions(
   db: Queryable,
   organizationId: string,
   limit: number,
+  before?: readonly [number, string],
 ): Promise<StoredDecision[]> {
   const found = await rows(
     db,
@@ -179,24 +185,29 @@ export async function newestDecisions(
               .as("running"),
           ])
           .where("organization_id", "=", organizationId)
+          .$if(before !== undefined, (q) => q.where("decided_at", "<", before![0]))
           .orderBy("decided_at", "desc")
           .orderBy("group_id", "desc")
           .limit(limit),
       )
       .with("cutoff", (w) =>
-        w
-          .selectFrom("head")
-          .select(
-            sql<number>`coalesce(max(decided_at) FILTER (WHERE running >= ${limit}), min(decided_at))`.as(
-              "decided_at",
-            ),
+        w.selectFrom("head").select(
+          // No older group at all: only `before`'s own instant is left (without a cursor, nothing).
+          sql<number>`coalesce(max(decided_at) FILTER (WHERE running >= ${limit}), min(decided_at), ${before?.[0] ?? Number.MAX_SAFE_INTEGER}::bigint)`.as(
+            "decided_at",
           ),
+        ),
       )
       .selectFrom("gate_decision_groups as g")
       .crossJoinLateral(unnestDecisions)
       .select(["d.decision_id", "d.consent_id", "d.api_key_id", "d.allowed", "g.decided_at"])
       .where("g.organization_id", "=", organizationId)
       .where("g.decided_at", ">=", (eb) => eb.selectFrom("cutoff").select("cutoff.decided_at"))
+      .$if(before !== undefined, (q) =>
+        q.where((eb) =>
+          eb(eb.refTuple("g.decided_at", "d.decision_id"), "<", eb.tuple(before![0], before![1])),
+        ),
+      )
       .orderBy("g.decided_at", "desc")
       .orderBy("d.decision_id", "desc")
       .limit(limit),

@@ -11,7 +11,6 @@ import Fastify, {
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
-import { randomBase62 } from "../lib/ids.js";
 import type { AccessPolicy } from "./access.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
 import type { Credential, StaffRole } from "../lib/credentials.js";
@@ -26,6 +25,8 @@ import {
   type IdempotencyOption,
 } from "./idempotency.js";
 import { registerJsonBodyParser } from "./json-body.js";
+import { clientErrorHandler, httpServerFactory } from "./node-server.js";
+import { requestIdFor } from "./request-id.js";
 import { appLogging } from "./logging.js";
 import { stampResponseHeaders } from "./response-headers.js";
 import type { ContractRequest, OperationId, SuccessBody } from "./route-types.js";
@@ -94,15 +95,6 @@ export interface BuildAppOptions<C extends RouteContext> {
   logStream?: { write(line: string): void };
 }
 
-// A request id from the caller is kept when it is a sane token, so one id follows a request
-// through proxies; otherwise we mint one.
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-function requestIdFor(request: { headers: Record<string, string | string[] | undefined> }): string {
-  const incoming = request.headers["x-request-id"];
-  if (typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming)) return incoming;
-  return `req_${randomBase62(16)}`;
-}
-
 export async function buildApp<C extends RouteContext>(
   options: BuildAppOptions<C>,
 ): Promise<FastifyInstance> {
@@ -115,7 +107,12 @@ export async function buildApp<C extends RouteContext>(
     childLoggerFactory: logging.childLoggerFactory,
     genReqId: requestIdFor,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // The HTTP server's deadlines, and catalog-shaped answers from the layer below Fastify (a
+    // request the HTTP parser refuses or that arrives too slowly): http/node-server.ts.
+    serverFactory: httpServerFactory(config),
+    clientErrorHandler: clientErrorHandler(config),
+    // X-Forwarded-For names the client only when the peer is a configured proxy (GUARD_TRUST_PROXY).
+    trustProxy: config.trustProxy,
     // Failures the router meets before any hook runs (malformed URL encoding, an overlong path
     // segment) take the same error path instead of Fastify's own body.
     frameworkErrors: (error, request, reply) => void sendFailure(error, request, reply),

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { Database, Queryable } from "../db/database.js";
 import { Failure } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
+import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import { isNoticeLanguage } from "./languages.js";
 import {
   findPublishedVersion,
@@ -361,9 +362,22 @@ export async function findPublishedNoticeOrDefault(
   return stored && toVersion(stored);
 }
 
-/** Every published notice of an organisation, oldest notice first. */
-export async function listPublishedNotices(db: Queryable, organizationId: string): Promise<NoticeVersion[]> {
-  return (await listPublishedVersions(db, organizationId)).map(toVersion);
+/** One page of the published notices of an organisation, oldest notice first. */
+export async function listPublishedNotices(
+  db: Queryable,
+  organizationId: string,
+  page: PageRequest = {},
+): Promise<Page<NoticeVersion>> {
+  const found = await keysetPage(
+    page,
+    {
+      scope: pageScope("getNoticesForOrg", organizationId),
+      shape: ["number", "string"],
+      keyOf: (row: { key: [number, string] }) => row.key,
+    },
+    (after, limit) => listPublishedVersions(db, organizationId, { after, limit }),
+  );
+  return { items: found.items.map((row) => toVersion(row.version)), nextCursor: found.nextCursor };
 }
 
 /** The wire shape (`Notice` schema). `_id` is the 1.6.0 name of the id; `noticeId` the 1.7.0 one. */

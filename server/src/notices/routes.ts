@@ -5,6 +5,7 @@ import { findOrganizationById } from "../accounts/store.js";
 import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import { notFound } from "../lib/failure.js";
+import { pageInMemory, pageScope } from "../lib/paging.js";
 import { NOTICE_LANGUAGE_LIST } from "./languages.js";
 import {
   archiveNotice,
@@ -91,7 +92,8 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
     handler: async (request) => {
       const { orgId } = request.params;
       if (!(await findOrganizationById(db, orgId))) throw notFound("No such organisation");
-      return { notices: (await listPublishedNotices(db, orgId)).map(noticeBody) };
+      const page = await listPublishedNotices(db, orgId, request.query);
+      return { notices: page.items.map(noticeBody), nextCursor: page.nextCursor };
     },
   },
   {
@@ -109,9 +111,16 @@ export const noticeRoutes: RouteModule = ({ db, clock }) => [
   },
   {
     operationId: "listStaffNotices",
-    handler: async (request) => ({
-      notices: (await listStaffNotices(db, staffOf(request).organizationId)).map(staffNoticeSummary),
-    }),
+    handler: async (request) => {
+      const { organizationId } = staffOf(request);
+      // An organisation's notices are few (one per purpose set), so the list is read whole and paged here.
+      const page = pageInMemory(await listStaffNotices(db, organizationId), request.query, {
+        scope: pageScope("listStaffNotices", organizationId),
+        shape: ["number", "string"],
+        keyOf: (notice) => [notice.createdAt, notice.noticeId],
+      });
+      return { notices: page.items.map(staffNoticeSummary), nextCursor: page.nextCursor };
+    },
   },
   {
     operationId: "createStaffNotice",

@@ -418,16 +418,24 @@ export async function findPublishedVersionOrFallback(
   return row && toStoredVersion(row);
 }
 
-/** Every published version of the organisation, oldest notice first. */
-export async function listPublishedVersions(db: Queryable, organizationId: string): Promise<StoredVersion[]> {
-  const found = await rows(
-    db,
-    selectPublished()
-      .where("n.organization_id", "=", organizationId)
-      .orderBy("n.created_at")
-      .orderBy("n.notice_id"),
-  );
-  return found.map(toStoredVersion);
+/**
+ * The published versions of the organisation, oldest notice first (its creation time, then id),
+ * each with that sort key; with `read`, at most `read.limit` after the key `read.after`.
+ */
+export async function listPublishedVersions(
+  db: Queryable,
+  organizationId: string,
+  read?: { after?: readonly [number, string] | undefined; limit: number },
+): Promise<{ key: [number, string]; version: StoredVersion }[]> {
+  let query = selectPublished()
+    .select("n.created_at as notice_created_at")
+    .where("n.organization_id", "=", organizationId);
+  const after = read?.after;
+  if (after)
+    query = query.where((eb) => eb(eb.refTuple("n.created_at", "n.notice_id"), ">", eb.tuple(...after)));
+  if (read) query = query.limit(read.limit);
+  const found = await rows(db, query.orderBy("n.created_at").orderBy("n.notice_id"));
+  return found.map((row) => ({ key: [row.notice_created_at, row.notice_id], version: toStoredVersion(row) }));
 }
 
 // Drafts (at most one per notice; not evidence, so replaced and deleted freely).

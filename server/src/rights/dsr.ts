@@ -3,6 +3,7 @@
 // the erasure in the same transaction (erasure.ts), so "completed" is never recorded without it.
 import type { Database, Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
+import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
@@ -109,6 +110,7 @@ export async function createDsr(
       organizationId: input.organizationId,
       subjectKind: "dsr",
       subjectId: requestId,
+      principalId: input.principalId,
       from: null,
       to: "pending",
       actor: input.actor,
@@ -134,13 +136,23 @@ export async function findDsr(
   return stored && (await withExternalIds(db, [stored]))[0];
 }
 
-/** The principal's requests, newest first. */
+/** One page of the principal's requests, newest first. */
 export async function listDsrForPrincipal(
   db: Queryable,
   organizationId: string,
   principalId: string,
-): Promise<DsrRecord[]> {
-  return withExternalIds(db, await listStoredDsrOfPrincipal(db, organizationId, principalId));
+  page: PageRequest = {},
+): Promise<Page<DsrRecord>> {
+  const found = await keysetPage(
+    page,
+    {
+      scope: pageScope("listDsrRequestsForCurrentUser", organizationId, principalId),
+      shape: ["number", "string"],
+      keyOf: (r: StoredDsr): [number, string] => [r.createdAt, r.requestId],
+    },
+    (after, limit) => listStoredDsrOfPrincipal(db, organizationId, principalId, { after, limit }),
+  );
+  return { items: await withExternalIds(db, found.items), nextCursor: found.nextCursor };
 }
 
 /** The organisation's queue, most urgent first (earliest deadline). */
@@ -151,6 +163,26 @@ export async function listDsrForOrganization(
   now: number,
 ): Promise<DsrRecord[]> {
   return withExternalIds(db, await listStoredDsrOfOrganization(db, organizationId, filter, now));
+}
+
+/** One page of the organisation's queue, most urgent first (earliest deadline, then id). */
+export async function pageDsrForOrganization(
+  db: Queryable,
+  organizationId: string,
+  filter: QueueFilter,
+  now: number,
+  page: PageRequest,
+): Promise<Page<DsrRecord>> {
+  const found = await keysetPage(
+    page,
+    {
+      scope: pageScope("staffListDsrRequests", organizationId),
+      shape: ["number", "string"],
+      keyOf: (r: StoredDsr): [number, string] => [r.dueAt, r.requestId],
+    },
+    (after, limit) => listStoredDsrOfOrganization(db, organizationId, filter, now, { after, limit }),
+  );
+  return { items: await withExternalIds(db, found.items), nextCursor: found.nextCursor };
 }
 
 interface MoveOptions {
@@ -213,6 +245,7 @@ async function walk(
         organizationId: record.organizationId,
         subjectKind: "dsr",
         subjectId: record.requestId,
+        principalId: record.principalId,
         from: current.status,
         to,
         actor: options.actor,

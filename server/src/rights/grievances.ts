@@ -3,6 +3,7 @@
 // `reason` of its move, so interim responses are not lost when a later one replaces `response`.
 import type { Database, Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
+import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
@@ -95,6 +96,7 @@ export async function createGrievance(
       organizationId: input.organizationId,
       subjectKind: "grievance",
       subjectId: grievanceId,
+      principalId: input.principalId,
       from: null,
       to: "open",
       actor: input.actor,
@@ -120,13 +122,23 @@ export async function findGrievance(
   return stored && (await withExternalIds(db, [stored]))[0];
 }
 
-/** The principal's grievances, newest first. */
+/** One page of the principal's grievances, newest first. */
 export async function listGrievancesForPrincipal(
   db: Queryable,
   organizationId: string,
   principalId: string,
-): Promise<GrievanceRecord[]> {
-  return withExternalIds(db, await listStoredGrievancesOfPrincipal(db, organizationId, principalId));
+  page: PageRequest = {},
+): Promise<Page<GrievanceRecord>> {
+  const found = await keysetPage(
+    page,
+    {
+      scope: pageScope("listGrievancesForCurrentUser", organizationId, principalId),
+      shape: ["number", "string"],
+      keyOf: (r: StoredGrievance): [number, string] => [r.createdAt, r.grievanceId],
+    },
+    (after, limit) => listStoredGrievancesOfPrincipal(db, organizationId, principalId, { after, limit }),
+  );
+  return { items: await withExternalIds(db, found.items), nextCursor: found.nextCursor };
 }
 
 /** The organisation's queue, most urgent first (earliest deadline). */
@@ -137,6 +149,26 @@ export async function listGrievancesForOrganization(
   now: number,
 ): Promise<GrievanceRecord[]> {
   return withExternalIds(db, await listStoredGrievancesOfOrganization(db, organizationId, filter, now));
+}
+
+/** One page of the organisation's queue, most urgent first (earliest deadline, then id). */
+export async function pageGrievancesForOrganization(
+  db: Queryable,
+  organizationId: string,
+  filter: QueueFilter,
+  now: number,
+  page: PageRequest,
+): Promise<Page<GrievanceRecord>> {
+  const found = await keysetPage(
+    page,
+    {
+      scope: pageScope("staffListGrievances", organizationId),
+      shape: ["number", "string"],
+      keyOf: (r: StoredGrievance): [number, string] => [r.dueAt, r.grievanceId],
+    },
+    (after, limit) => listStoredGrievancesOfOrganization(db, organizationId, filter, now, { after, limit }),
+  );
+  return { items: await withExternalIds(db, found.items), nextCursor: found.nextCursor };
 }
 
 /**
@@ -187,6 +219,7 @@ export async function respondToGrievance(
           organizationId: input.organizationId,
           subjectKind: "grievance",
           subjectId: input.grievanceId,
+          principalId: record.principalId,
           from,
           to,
           actor: input.actor,

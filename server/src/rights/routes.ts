@@ -15,8 +15,8 @@ import {
   denyWithStatutoryBasis,
   dsrToWire,
   findDsr,
-  listDsrForOrganization,
   listDsrForPrincipal,
+  pageDsrForOrganization,
   updateDsrStatus,
 } from "./dsr.js";
 import type { ErasureContext } from "./erasure.js";
@@ -24,8 +24,8 @@ import {
   createGrievance,
   findGrievance,
   grievanceToWire,
-  listGrievancesForOrganization,
   listGrievancesForPrincipal,
+  pageGrievancesForOrganization,
   respondToGrievance,
 } from "./grievances.js";
 import { actorOf, listTransitions, type Transition } from "./history.js";
@@ -89,8 +89,13 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
       handler: async (request) => {
         const principal = principalOf(request);
         const now = clock.now();
-        const records = await listDsrForPrincipal(db, principal.organizationId, principal.principalId);
-        return { requests: records.map((r) => dsrToWire(r, now)) };
+        const page = await listDsrForPrincipal(
+          db,
+          principal.organizationId,
+          principal.principalId,
+          request.query,
+        );
+        return { requests: page.items.map((r) => dsrToWire(r, now)), nextCursor: page.nextCursor };
       },
     },
     {
@@ -122,8 +127,13 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
       handler: async (request) => {
         const principal = principalOf(request);
         const now = clock.now();
-        const records = await listGrievancesForPrincipal(db, principal.organizationId, principal.principalId);
-        return { grievances: records.map((r) => grievanceToWire(r, now)) };
+        const page = await listGrievancesForPrincipal(
+          db,
+          principal.organizationId,
+          principal.principalId,
+          request.query,
+        );
+        return { grievances: page.items.map((r) => grievanceToWire(r, now)), nextCursor: page.nextCursor };
       },
     },
     {
@@ -194,8 +204,8 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
         const { query } = request;
         assertOwnOrganization(operator, query.organizationId, "organizationId");
         const now = clock.now();
-        const records = await listDsrForOrganization(db, operator.organizationId, query, now);
-        return { requests: records.map((r) => dsrToWire(r, now)) };
+        const page = await pageDsrForOrganization(db, operator.organizationId, query, now, query);
+        return { requests: page.items.map((r) => dsrToWire(r, now)), nextCursor: page.nextCursor };
       },
     },
     {
@@ -291,8 +301,8 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
         const { query } = request;
         assertOwnOrganization(operator, query.organizationId, "organizationId");
         const now = clock.now();
-        const records = await listGrievancesForOrganization(db, operator.organizationId, query, now);
-        return { grievances: records.map((r) => grievanceToWire(r, now)) };
+        const page = await pageGrievancesForOrganization(db, operator.organizationId, query, now, query);
+        return { grievances: page.items.map((r) => grievanceToWire(r, now)), nextCursor: page.nextCursor };
       },
     },
     {

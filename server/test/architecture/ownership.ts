@@ -14,6 +14,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   staff_users: "accounts",
   staff_sessions: "accounts",
   principals: "accounts",
+  sign_in_counters: "accounts",
   notices: "notices",
   notice_versions: "notices",
   notice_drafts: "notices",

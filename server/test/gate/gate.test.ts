@@ -166,7 +166,7 @@ describe("Consent Gate", () => {
     const org = await seedOrganization(t);
     const notice = await publishTestNotice(t, org);
     const empty = (await alerts(org)).json();
-    assert.deepEqual(empty, { alerts: [], windowMs: 3_600_000, denyThreshold: 3 });
+    assert.deepEqual(empty, { alerts: [], windowMs: 3_600_000, denyThreshold: 3, nextCursor: null });
 
     const [a, b, c] = [
       await newConsent(org, notice.noticeId),
@@ -196,6 +196,7 @@ describe("Consent Gate", () => {
       ],
       windowMs: 3_600_000,
       denyThreshold: 3,
+      nextCursor: null,
     });
     // Denies age out of the window.
     t.clock.set(start + 1000 + 3_600_000);
@@ -218,7 +219,12 @@ describe("Consent Gate", () => {
     assert.deepEqual((await alerts(acme)).json().alerts, []);
     // With bypass detection switched off the list is empty (not an error); the settings are echoed.
     await switchOff(org, "consent_gate_bypass_alerts");
-    assert.deepEqual((await alerts(org)).json(), { alerts: [], windowMs: 36_000_000, denyThreshold: 1 });
+    assert.deepEqual((await alerts(org)).json(), {
+      alerts: [],
+      windowMs: 36_000_000,
+      denyThreshold: 1,
+      nextCursor: null,
+    });
   });
 
   test("many verifications at once, mixed organisations and outcomes: each caller gets its own answer and log row", async () => {
@@ -441,6 +447,6 @@ describe("Consent Gate", () => {
     const res = await verify(consentId, org.apiKey);
     assert.deepEqual(res.json(), { decision: "allow", reason: "consent_active", consentId });
     assertApiError(await verify("cns_doesnotexist00", org.apiKey), 404, "NOT_FOUND");
-    assert.deepEqual((await decisions("", org.apiKey)).json(), { decisions: [] });
+    assert.deepEqual((await decisions("", org.apiKey)).json(), { decisions: [], nextCursor: null });
   });
 });

@@ -117,7 +117,7 @@ describe("DSR requests", () => {
     });
     assertApiError(unknown, 400, "NOT_ASSOCIATED_WITH_ORG");
     const mine = await t.request({ method: "GET", url: DSR, headers: bearer(token) });
-    assert.deepEqual(mine.json(), { requests: [] });
+    assert.deepEqual(mine.json(), { requests: [], nextCursor: null });
   });
 
   test("bad input is 400 VALIDATION_ERROR naming the field", async () => {

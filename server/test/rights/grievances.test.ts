@@ -113,7 +113,7 @@ describe("grievances", () => {
     });
     assertApiError(foreign, 400, "NOT_ASSOCIATED_WITH_ORG");
     const mine = await t.request({ method: "GET", url: GRIEVANCES, headers: bearer(token) });
-    assert.deepEqual(mine.json(), { grievances: [] });
+    assert.deepEqual(mine.json(), { grievances: [], nextCursor: null });
   });
 
   test("an expired principal token is 401", async () => {

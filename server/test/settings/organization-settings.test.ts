@@ -357,18 +357,29 @@ describe("organisation settings", () => {
     const alerts = () =>
       t.request({ method: "GET", url: "/api/v1/consent/gate/alerts", headers: bearer(org.apiKey) });
 
-    assert.deepEqual((await alerts()).json(), { alerts: [], windowMs: 3_600_000, denyThreshold: 3 });
+    assert.deepEqual((await alerts()).json(), {
+      alerts: [],
+      windowMs: 3_600_000,
+      denyThreshold: 3,
+      nextCursor: null,
+    });
     const changed = await patch(org, { consentGate: { denyThreshold: 1, windowMs: 7_200_000 } });
     assert.equal(changed.statusCode, 200, changed.body);
     assert.deepEqual((await alerts()).json(), {
       alerts: [{ consentId, denyCount: 1, firstDeniedAt: deniedAt, lastDeniedAt: deniedAt }],
       windowMs: 7_200_000,
       denyThreshold: 1,
+      nextCursor: null,
     });
     // A shorter window lets the deny age out.
     t.clock.advance(2000);
     assert.equal((await patch(org, { consentGate: { windowMs: 1000 } })).statusCode, 200);
-    assert.deepEqual((await alerts()).json(), { alerts: [], windowMs: 1000, denyThreshold: 1 });
+    assert.deepEqual((await alerts()).json(), {
+      alerts: [],
+      windowMs: 1000,
+      denyThreshold: 1,
+      nextCursor: null,
+    });
   });
 
   test("blockTrackingForChildren decides whether a verified child may consent to a tracking purpose", async () => {

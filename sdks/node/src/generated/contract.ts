@@ -77,6 +77,15 @@ export interface paths {
          * @description Signs a staff member in to one organisation and sets the `guard_session` cookie. Wrong
          *     credentials (unknown organisation, unknown email, wrong password) are one indistinguishable
          *     `401 UNAUTHORIZED`. Sign-in attempts are rate-limited. Takes no `Idempotency-Key`.
+         *
+         *     Only failed attempts count, and a successful sign-in clears the account's failures. Past an
+         *     allowance of failures (per account from one client address, per account from every address,
+         *     per address at every account), each further attempt must wait, 1 s after the first failure
+         *     over the allowance and twice as long after each further one, at most 15 minutes: until then
+         *     every attempt, even with the right password, is `429 RATE_LIMITED` with `Retry-After` (the
+         *     seconds to wait) and counts nothing. An address the account has signed in from in the last
+         *     30 days is held back only by failures at that account from that address. An organisation or
+         *     email that does not exist is limited exactly as one that does.
          */
         post: operations["createStaffSession"];
         /**
@@ -1536,6 +1545,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+         *     the last page. Opaque: its form may change in any release.
+         */
+        NextCursor: string | null;
+        /**
          * @description Opaque id: a 2-6 letter type prefix, `_`, then 8-64 letters or digits (`org_...`, `ntc_...`,
          *     `cns_...`). At most 71 characters; never contains `|` or `,`. A malformed id in a path, query
          *     or body is `400 VALIDATION_ERROR`.
@@ -2735,6 +2749,13 @@ export interface components {
         DomainGroupId: components["schemas"]["Id"];
         /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
         OrganizationIdQuery: components["schemas"]["Id"];
+        /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+        PageLimit: number;
+        /**
+         * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+         *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+         */
+        PageCursor: string;
         /**
          * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
          *     caller's organisation, route, key). A replay within 24 hours returns the original status
@@ -2947,7 +2968,15 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2962,6 +2991,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         apiKeys: components["schemas"]["ApiKeySummary"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -3060,6 +3090,13 @@ export interface operations {
             query?: {
                 /** @description Also list deleted endpoints. Default false. */
                 includeDeleted?: boolean;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
             };
             header?: never;
             path?: never;
@@ -3075,6 +3112,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         endpoints: components["schemas"]["WebhookEndpoint"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -3406,7 +3444,15 @@ export interface operations {
     };
     getNoticesForOrg: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path: {
                 /** @description Id of the organisation. */
@@ -3425,6 +3471,7 @@ export interface operations {
                     "application/json": {
                         /** @description Published notices only. */
                         notices: components["schemas"]["Notice"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -3592,7 +3639,15 @@ export interface operations {
     };
     listStaffNotices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3607,6 +3662,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         notices: components["schemas"]["StaffNoticeSummary"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -3894,7 +3950,15 @@ export interface operations {
     };
     listBannerSettings: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3909,6 +3973,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         bannerSettings: components["schemas"]["BannerScopeSettings"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -3960,7 +4025,15 @@ export interface operations {
     };
     listRegisteredDomains: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3975,6 +4048,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         domains: components["schemas"]["RegisteredDomain"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -4145,7 +4219,15 @@ export interface operations {
     };
     listRegisteredApps: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4160,6 +4242,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         apps: components["schemas"]["RegisteredApp"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -4329,7 +4412,15 @@ export interface operations {
     };
     listDomainGroups: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4344,6 +4435,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         domainGroups: components["schemas"]["DomainGroup"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5023,7 +5115,15 @@ export interface operations {
     };
     listDsrRequestsForCurrentUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5038,6 +5138,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         requests: components["schemas"]["DsrRequest"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5102,7 +5203,15 @@ export interface operations {
     };
     listGrievancesForCurrentUser: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5117,6 +5226,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         grievances: components["schemas"]["Grievance"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5353,8 +5463,13 @@ export interface operations {
     listConsentGateDecisions: {
         parameters: {
             query?: {
-                /** @description How many decisions to return, newest first. Defaults to 50; values above 200 are clamped to 200. */
+                /** @description How many decisions to return, newest first. Defaults to 50; values above 200 are clamped to 200. With `cursor`, the page after it. */
                 limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
             };
             header?: never;
             path?: never;
@@ -5370,6 +5485,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         decisions: components["schemas"]["ConsentGateDecision"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5385,7 +5501,15 @@ export interface operations {
     };
     listConsentGateBypassAlerts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5404,6 +5528,7 @@ export interface operations {
                         windowMs: number;
                         /** @description In-window denies against one consent that constitute an alert. */
                         denyThreshold: number;
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5418,7 +5543,15 @@ export interface operations {
     };
     listDueRetentions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5433,6 +5566,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         due: components["schemas"]["DueRetention"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5447,7 +5581,15 @@ export interface operations {
     };
     listBreaches: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5462,6 +5604,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         breaches: components["schemas"]["Breach"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5476,7 +5619,15 @@ export interface operations {
     };
     listCrossBorderTransfers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5491,6 +5642,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         transfers: components["schemas"]["CrossBorderTransfer"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5715,6 +5867,13 @@ export interface operations {
                 overdue?: boolean;
                 /** @description `true`: only open items with at least 80 % of their period elapsed but not yet overdue; `false`: everything else. */
                 dueSoon?: boolean;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
             };
             header?: never;
             path?: never;
@@ -5730,6 +5889,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         requests: components["schemas"]["DsrRequest"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };
@@ -5964,6 +6124,13 @@ export interface operations {
                 overdue?: boolean;
                 /** @description `true`: only open items with at least 80 % of their period elapsed but not yet overdue; `false`: everything else. */
                 dueSoon?: boolean;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
             };
             header?: never;
             path?: never;
@@ -5979,6 +6146,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         grievances: components["schemas"]["Grievance"][];
+                        nextCursor: components["schemas"]["NextCursor"];
                     };
                 };
             };

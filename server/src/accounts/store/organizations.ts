@@ -2,7 +2,7 @@
 // that own each setting) and its capability switches (capabilities/). Lookups by slug find the
 // organisation from a public name; every other statement filters by organization_id.
 import type { Queryable } from "../../db/database.js";
-import { execute, first, qb, sql } from "../../db/query.js";
+import { execute, first, qb, rows, sql } from "../../db/query.js";
 
 export interface Organization {
   organizationId: string;
@@ -96,6 +96,24 @@ export async function writeStoredSettings(
       .set({ settings: JSON.stringify(settings) })
       .where("organization_id", "=", organizationId),
   );
+}
+
+/** Up to `limit` organisation ids after `afterOrganizationId`, by id (a keyset scan of every tenant). */
+export async function pageOrganizationIds(
+  db: Queryable,
+  afterOrganizationId: string,
+  limit: number,
+): Promise<string[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("organizations")
+      .select("organization_id")
+      .where("organization_id", ">", afterOrganizationId)
+      .orderBy("organization_id")
+      .limit(limit),
+  );
+  return found.map((r) => r.organization_id);
 }
 
 /** Capability switches as stored: `{"<name>": false}` for each one switched off. */

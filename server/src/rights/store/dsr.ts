@@ -4,7 +4,7 @@
 import type { Queryable } from "../../db/database.js";
 import { execute, first, qb, rows, sql } from "../../db/query.js";
 import { DSR_TERMINAL, DSR_STATUSES, type DsrStatus, type DsrType } from "../state-machines.js";
-import { dueSoonAt, overdueAt, queueConditions, type QueueFilter } from "./queue.js";
+import { dueSoonAt, overdueAt, queueConditions, type KeysetRead, type QueueFilter } from "./queue.js";
 
 /** A request as stored; the principal's externalId is the accounts domain's. */
 export interface StoredDsr {
@@ -106,19 +106,19 @@ export async function findStoredDsr(
   return row && toStored(row);
 }
 
-/** The principal's requests, newest first. */
+/** The principal's requests, newest first (creation time, then id, both descending). */
 export async function listStoredDsrOfPrincipal(
   db: Queryable,
   organizationId: string,
   principalId: string,
+  read?: KeysetRead,
 ): Promise<StoredDsr[]> {
-  const found = await rows(
-    db,
-    selectDsr(organizationId)
-      .where("principal_id", "=", principalId)
-      .orderBy("created_at", "desc")
-      .orderBy("request_id"),
-  );
+  let query = selectDsr(organizationId).where("principal_id", "=", principalId);
+  const after = read?.after;
+  if (after)
+    query = query.where((eb) => eb(eb.refTuple("created_at", "request_id"), "<", eb.tuple(...after)));
+  if (read) query = query.limit(read.limit);
+  const found = await rows(db, query.orderBy("created_at", "desc").orderBy("request_id", "desc"));
   return found.map(toStored);
 }
 
@@ -128,10 +128,14 @@ export async function listStoredDsrOfOrganization(
   organizationId: string,
   filter: QueueFilter,
   now: number,
+  read?: KeysetRead,
 ): Promise<StoredDsr[]> {
   let query = selectDsr(organizationId);
   for (const condition of queueConditions(DSR_OPEN_STATUSES, filter, now)) query = query.where(condition);
   if (filter.type !== undefined) query = query.where("type", "=", filter.type);
+  const after = read?.after;
+  if (after) query = query.where((eb) => eb(eb.refTuple("due_at", "request_id"), ">", eb.tuple(...after)));
+  if (read) query = query.limit(read.limit);
   const found = await rows(db, query.orderBy("due_at").orderBy("request_id"));
   return found.map(toStored);
 }
@@ -254,4 +258,36 @@ export async function claimDsrClockEvents(
     createdAt: r.created_at,
     dueAt: r.due_at,
   }));
+}
+
+/** Up to `limit` requests with ids after `afterRequestId`, by id (audit verify's keyset scan). */
+export async function scanStoredDsr(
+  db: Queryable,
+  organizationId: string,
+  afterRequestId: string,
+  limit: number,
+): Promise<StoredDsr[]> {
+  const found = await rows(
+    db,
+    selectDsr(organizationId).where("request_id", ">", afterRequestId).orderBy("request_id").limit(limit),
+  );
+  return found.map(toStored);
+}
+
+/** Which of these request ids the organisation has (audit verify: records the chain names). */
+export async function presentDsrIds(
+  db: Queryable,
+  organizationId: string,
+  requestIds: readonly string[],
+): Promise<Set<string>> {
+  if (requestIds.length === 0) return new Set();
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("dsr_requests")
+      .select("request_id")
+      .where("organization_id", "=", organizationId)
+      .where("request_id", "in", requestIds),
+  );
+  return new Set(found.map((r) => r.request_id));
 }

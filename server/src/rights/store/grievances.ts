@@ -5,7 +5,7 @@
 import type { Queryable } from "../../db/database.js";
 import { execute, first, qb, rows, sql } from "../../db/query.js";
 import { GRIEVANCE_STATUSES, GRIEVANCE_TERMINAL, type GrievanceStatus } from "../state-machines.js";
-import { dueSoonAt, overdueAt, queueConditions, type QueueFilter } from "./queue.js";
+import { dueSoonAt, overdueAt, queueConditions, type KeysetRead, type QueueFilter } from "./queue.js";
 
 /** A grievance as stored; the principal's externalId is the accounts domain's. */
 export interface StoredGrievance {
@@ -107,19 +107,19 @@ export async function findStoredGrievance(
   return row && toStored(row);
 }
 
-/** The principal's grievances, newest first. */
+/** The principal's grievances, newest first (creation time, then id, both descending). */
 export async function listStoredGrievancesOfPrincipal(
   db: Queryable,
   organizationId: string,
   principalId: string,
+  read?: KeysetRead,
 ): Promise<StoredGrievance[]> {
-  const found = await rows(
-    db,
-    selectGrievances(organizationId)
-      .where("principal_id", "=", principalId)
-      .orderBy("created_at", "desc")
-      .orderBy("grievance_id"),
-  );
+  let query = selectGrievances(organizationId).where("principal_id", "=", principalId);
+  const after = read?.after;
+  if (after)
+    query = query.where((eb) => eb(eb.refTuple("created_at", "grievance_id"), "<", eb.tuple(...after)));
+  if (read) query = query.limit(read.limit);
+  const found = await rows(db, query.orderBy("created_at", "desc").orderBy("grievance_id", "desc"));
   return found.map(toStored);
 }
 
@@ -129,10 +129,14 @@ export async function listStoredGrievancesOfOrganization(
   organizationId: string,
   filter: QueueFilter,
   now: number,
+  read?: KeysetRead,
 ): Promise<StoredGrievance[]> {
   let query = selectGrievances(organizationId);
   for (const condition of queueConditions(GRIEVANCE_OPEN_STATUSES, filter, now))
     query = query.where(condition);
+  const after = read?.after;
+  if (after) query = query.where((eb) => eb(eb.refTuple("due_at", "grievance_id"), ">", eb.tuple(...after)));
+  if (read) query = query.limit(read.limit);
   const found = await rows(db, query.orderBy("due_at").orderBy("grievance_id"));
   return found.map(toStored);
 }
@@ -242,4 +246,39 @@ export async function claimGrievanceClockEvents(
     createdAt: r.created_at,
     dueAt: r.due_at,
   }));
+}
+
+/** Up to `limit` grievances with ids after `afterGrievanceId`, by id (audit verify's keyset scan). */
+export async function scanStoredGrievances(
+  db: Queryable,
+  organizationId: string,
+  afterGrievanceId: string,
+  limit: number,
+): Promise<StoredGrievance[]> {
+  const found = await rows(
+    db,
+    selectGrievances(organizationId)
+      .where("grievance_id", ">", afterGrievanceId)
+      .orderBy("grievance_id")
+      .limit(limit),
+  );
+  return found.map(toStored);
+}
+
+/** Which of these grievance ids the organisation has (audit verify: records the chain names). */
+export async function presentGrievanceIds(
+  db: Queryable,
+  organizationId: string,
+  grievanceIds: readonly string[],
+): Promise<Set<string>> {
+  if (grievanceIds.length === 0) return new Set();
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("grievances")
+      .select("grievance_id")
+      .where("organization_id", "=", organizationId)
+      .where("grievance_id", "in", grievanceIds),
+  );
+  return new Set(found.map((r) => r.grievance_id));
 }

@@ -4,6 +4,15 @@ import type { Expression, SqlBool } from "kysely";
 import { sql } from "../../db/query.js";
 import { DUE_SOON_FRACTION } from "../settings.js";
 
+/**
+ * One page's worth of a keyset read: the rows after `after` (the last row's sort key, the list's
+ * order columns ending with the id) in the list's order, at most `limit` of them.
+ */
+export interface KeysetRead {
+  after?: readonly [number, string] | undefined;
+  limit: number;
+}
+
 export interface QueueFilter {
   status?: string | undefined;
   type?: string | undefined;

@@ -29,6 +29,9 @@ import ai.guard.server.models.NominationRevocation
 import ai.guard.server.models.Notice
 import ai.guard.server.models.NoticeList
 import ai.guard.server.models.OrgSummary
+import ai.guard.server.models.PageQuery
+import ai.guard.server.models.ConsentGateBypassAlert
+import ai.guard.server.models.ConsentGateDecision
 import ai.guard.server.models.RecordConsentInput
 import kotlinx.serialization.DeserializationStrategy
 import kotlinx.serialization.SerializationException
@@ -123,10 +126,18 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
     public fun getOrganization(slug: String, options: RequestOptions = RequestOptions.NONE): OrgSummary =
         request(Op.get("/api/v1/org/${segment(slug)}", Credential.NONE), OrgSummary.serializer(), options)
 
-    /** The organisation's published notices. */
+    /** The organisation's published notices, a page at a time (`nextCursor`; see [iterateNotices]). */
     @JvmOverloads
-    public fun getNotices(orgId: String, options: RequestOptions = RequestOptions.NONE): NoticeList =
-        request(Op.get("/api/v1/org/${segment(orgId)}/notices", Credential.NONE), NoticeList.serializer(), options)
+    public fun getNotices(orgId: String, page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): NoticeList =
+        request(Op.get("/api/v1/org/${segment(orgId)}/notices", Credential.NONE, page.params()), NoticeList.serializer(), options)
+
+    /** Contract 1.6.0's form: the first page. */
+    public fun getNotices(orgId: String, options: RequestOptions): NoticeList = getNotices(orgId, PageQuery.FIRST, options)
+
+    /** Every published notice, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateNotices(orgId: String, page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<Notice> =
+        pages(page) { getNotices(orgId, it, options).let { list -> list.notices to list.nextCursor } }
 
     /** One published notice. */
     @JvmOverloads
@@ -212,21 +223,38 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
             options,
         )
 
-    /** The gate's decision log, newest first (server default 50, at most 200). */
+    /** The gate's decision log, newest first (server default 50, at most 200), a page at a time. */
     @JvmOverloads
     public fun listGateDecisions(
         query: GateDecisionsQuery = GateDecisionsQuery.DEFAULT,
         options: RequestOptions = RequestOptions.NONE,
     ): ConsentGateDecisionList = request(
-        Op.get("/api/v1/consent/gate/decisions", Credential.API_KEY, listOf("limit" to query.limit?.toString())),
+        Op.get("/api/v1/consent/gate/decisions", Credential.API_KEY, PageQuery(query.limit, query.cursor).params()),
         ConsentGateDecisionList.serializer(),
         options,
     )
 
-    /** Consents denied repeatedly inside the rolling window: processing that ignores the gate. */
+    /** Every logged decision, newest first, fetching page after page as the iteration reaches it. */
     @JvmOverloads
-    public fun listGateAlerts(options: RequestOptions = RequestOptions.NONE): ConsentGateAlertList =
-        request(Op.get("/api/v1/consent/gate/alerts", Credential.API_KEY), ConsentGateAlertList.serializer(), options)
+    public fun iterateGateDecisions(
+        query: GateDecisionsQuery = GateDecisionsQuery.DEFAULT,
+        options: RequestOptions = RequestOptions.NONE,
+    ): Iterable<ConsentGateDecision> = pages(PageQuery(query.limit, query.cursor)) {
+        listGateDecisions(GateDecisionsQuery(it.limit, it.cursor), options).let { list -> list.decisions to list.nextCursor }
+    }
+
+    /** Consents denied repeatedly inside the rolling window (processing that ignores the gate), a page at a time. */
+    @JvmOverloads
+    public fun listGateAlerts(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): ConsentGateAlertList =
+        request(Op.get("/api/v1/consent/gate/alerts", Credential.API_KEY, page.params()), ConsentGateAlertList.serializer(), options)
+
+    /** Contract 1.6.0's form: the first page. */
+    public fun listGateAlerts(options: RequestOptions): ConsentGateAlertList = listGateAlerts(PageQuery.FIRST, options)
+
+    /** Every current alert, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateGateAlerts(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<ConsentGateBypassAlert> =
+        pages(page) { listGateAlerts(it, options).let { list -> list.alerts to list.nextCursor } }
 
     // ----- principal access token ---------------------------------------------------------------
 
@@ -239,9 +267,18 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
             options,
         )
 
+    /** The principal's own requests, newest first, a page at a time (`nextCursor`; see [iterateDsrRequests]). */
     @JvmOverloads
-    public fun listDsrRequests(options: RequestOptions = RequestOptions.NONE): DsrRequestList =
-        request(Op.get("/api/v1/dsr", Credential.ACCESS_TOKEN), DsrRequestList.serializer(), options)
+    public fun listDsrRequests(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): DsrRequestList =
+        request(Op.get("/api/v1/dsr", Credential.ACCESS_TOKEN, page.params()), DsrRequestList.serializer(), options)
+
+    /** Contract 1.6.0's form: the first page. */
+    public fun listDsrRequests(options: RequestOptions): DsrRequestList = listDsrRequests(PageQuery.FIRST, options)
+
+    /** Every request of the principal, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateDsrRequests(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<DsrRequest> =
+        pages(page) { listDsrRequests(it, options).let { list -> list.requests to list.nextCursor } }
 
     /** Files a data-subject request. A create call. */
     @JvmOverloads
@@ -256,9 +293,18 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
     public fun createDsrRequest(input: CreateDsrRequestInput, idempotencyKey: String): DsrRequest =
         createDsrRequest(input, RequestOptions.idempotencyKey(idempotencyKey))
 
+    /** The principal's own grievances, newest first, a page at a time (`nextCursor`; see [iterateGrievances]). */
     @JvmOverloads
-    public fun listGrievances(options: RequestOptions = RequestOptions.NONE): GrievanceList =
-        request(Op.get("/api/v1/grievances", Credential.ACCESS_TOKEN), GrievanceList.serializer(), options)
+    public fun listGrievances(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): GrievanceList =
+        request(Op.get("/api/v1/grievances", Credential.ACCESS_TOKEN, page.params()), GrievanceList.serializer(), options)
+
+    /** Contract 1.6.0's form: the first page. */
+    public fun listGrievances(options: RequestOptions): GrievanceList = listGrievances(PageQuery.FIRST, options)
+
+    /** Every grievance of the principal, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateGrievances(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<Grievance> =
+        pages(page) { listGrievances(it, options).let { list -> list.grievances to list.nextCursor } }
 
     /** Files a grievance. A create call. */
     @JvmOverloads
@@ -566,6 +612,23 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
                 Thread(task, "guard-client-$pool-${thread.incrementAndGet()}").apply { isDaemon = true }
             }
         }
+    }
+}
+
+private fun PageQuery.params(): List<Pair<String, String?>> = listOf("limit" to limit?.toString(), "cursor" to cursor)
+
+/**
+ * A paged list as one lazy Iterable: each iterator starts at [first] and fetches the next page (one
+ * ordinary call, with its own retries) only when the items of the previous one are used up.
+ */
+private fun <T> pages(first: PageQuery, fetch: (PageQuery) -> Pair<List<T>, String?>): Iterable<T> = Iterable {
+    iterator {
+        var cursor = first.cursor
+        do {
+            val (items, next) = fetch(PageQuery(first.limit, cursor))
+            yieldAll(items)
+            cursor = next
+        } while (cursor != null)
     }
 }
 

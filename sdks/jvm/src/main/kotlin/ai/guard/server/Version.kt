@@ -4,4 +4,4 @@ package ai.guard.server
 public const val SDK_PACKAGE: String = "ai.guard:server-sdk"
 
 /** This release. Its major number names the contract generation, as in the rest of the SDK family. */
-public const val SDK_VERSION: String = "1.2.0"
+public const val SDK_VERSION: String = "1.3.0"

@@ -50,6 +50,13 @@ import java.nio.file.Files
  * operation's HTTP method to its path, with the operation's credential, an Idempotency-Key exactly
  * when the operation takes one, and only query parameters the operation declares.
  */
+/**
+ * Properties the contract made required in a later minor release that the models default, so this
+ * SDK still reads an older server's answer: a list without `nextCursor` (before contract 1.8.0) is
+ * one last page.
+ */
+private val READS_OLDER_SERVERS = setOf("nextCursor")
+
 class ContractTest {
     @Suppress("UNCHECKED_CAST")
     private val spec: Map<String, Any?> = Yaml(LoaderOptions().apply { codePointLimit = 20_000_000 })
@@ -269,7 +276,7 @@ class ContractTest {
             val optional = descriptor.isElementOptional(index)
             val property = propertyNode as Map<String, Any?>
             if (name in required) {
-                if (optional) problems += "$where.$name: required in the contract, has a default in the model"
+                if (optional && name !in READS_OLDER_SERVERS) problems += "$where.$name: required in the contract, has a default in the model"
                 val nullable = allowsNull(property) || allowsNull(deref(property))
                 if (nullable != element.isNullable) {
                     problems += "$where.$name: the contract ${if (nullable) "allows" else "forbids"} null, the model ${if (element.isNullable) "allows" else "forbids"} it"
@@ -304,16 +311,16 @@ class ContractTest {
         Expected("getConsent", { it.getConsent("cns_1") }, consent),
         Expected("withdrawConsent", { it.withdrawConsent("cns_1") }, consent),
         Expected("getConsentStatus", { it.getConsentStatus(ConsentStatusQuery.byExternalId("u")) }, """{"principal":{"principalId":"p","externalId":"u","email":null},"consents":[]}"""),
-        Expected("listDsrRequestsForCurrentUser", { it.listDsrRequests() }, """{"requests":[]}"""),
+        Expected("listDsrRequestsForCurrentUser", { it.listDsrRequests() }, """{"requests":[],"nextCursor":null}"""),
         Expected("createDsrRequest", { it.createDsrRequest(CreateDsrRequestInput("o", "erasure")) }, dsr, 201),
-        Expected("listGrievancesForCurrentUser", { it.listGrievances() }, """{"grievances":[]}"""),
+        Expected("listGrievancesForCurrentUser", { it.listGrievances() }, """{"grievances":[],"nextCursor":null}"""),
         Expected("createGrievance", { it.createGrievance(CreateGrievanceInput("o", "s", "d")) }, grievance, 201),
         Expected("getNomination", { it.getNomination() }, "null"),
         Expected("upsertNomination", { it.upsertNomination(NominationInput("n", "c")) }, nomination),
         Expected("revokeNomination", { it.revokeNomination() }, """{"revoked":false}"""),
         Expected("verifyConsentGate", { it.verifyConsent("cns_1") }, """{"decision":"allow","reason":"consent_active","consentId":"cns_1"}"""),
-        Expected("listConsentGateDecisions", { it.listGateDecisions(GateDecisionsQuery(5)) }, """{"decisions":[]}"""),
-        Expected("listConsentGateBypassAlerts", { it.listGateAlerts() }, """{"alerts":[],"windowMs":1,"denyThreshold":3}"""),
+        Expected("listConsentGateDecisions", { it.listGateDecisions(GateDecisionsQuery(5)) }, """{"decisions":[],"nextCursor":null}"""),
+        Expected("listConsentGateBypassAlerts", { it.listGateAlerts() }, """{"alerts":[],"windowMs":1,"denyThreshold":3,"nextCursor":null}"""),
     )
 
     @Test
@@ -322,8 +329,11 @@ class ContractTest {
         val clientMethods = GuardClient::class.java.declaredMethods
             .filter { java.lang.reflect.Modifier.isPublic(it.modifiers) && !it.isSynthetic }
             .map { it.name }.toSet() - setOf("setAccessToken", "async", "close", "toBuilder", "getBaseUrl", "getTimeout", "getMaxRetries", "builder")
-        assertEquals(21, clientMethods.size, "client methods: $clientMethods")
-        assertEquals(clientMethods.size, calls.size)
+        // The page walkers are each a list method's companion (PagingTest), not calls of their own.
+        val walkers = clientMethods.filter { it.startsWith("iterate") }.toSet()
+        assertEquals(setOf("iterateNotices", "iterateDsrRequests", "iterateGrievances", "iterateGateDecisions", "iterateGateAlerts"), walkers)
+        assertEquals(21, (clientMethods - walkers).size, "client methods: $clientMethods")
+        assertEquals((clientMethods - walkers).size, calls.size)
     }
 
     @TestFactory

@@ -97,10 +97,24 @@ public class ConsentStatusQuery private constructor(
     }
 }
 
-/** Query of `listGateDecisions`: how many decisions, newest first (server default 50, at most 200). */
-public data class GateDecisionsQuery @JvmOverloads constructor(public val limit: Int? = null) {
+/**
+ * Query of `listGateDecisions`: how many decisions per page, newest first (server default 50, at
+ * most 200), and the `nextCursor` of the previous page (contract 1.8.0).
+ */
+public data class GateDecisionsQuery @JvmOverloads constructor(public val limit: Int? = null, public val cursor: String? = null) {
     public companion object {
         @JvmField
         public val DEFAULT: GateDecisionsQuery = GateDecisionsQuery()
+    }
+}
+
+/**
+ * One page of a paged list (contract 1.8.0): [limit] items (server default 100, values above 500
+ * are served as 500) after [cursor], the previous page's `nextCursor` (null: the first page).
+ */
+public data class PageQuery @JvmOverloads constructor(public val limit: Int? = null, public val cursor: String? = null) {
+    public companion object {
+        @JvmField
+        public val FIRST: PageQuery = PageQuery()
     }
 }

@@ -58,7 +58,11 @@ public data class Notice @JvmOverloads constructor(
 
 /** `{ notices }` of `GET /api/v1/org/{orgId}/notices`: published notices only. */
 @Serializable
-public data class NoticeList(public val notices: List<Notice>)
+public data class NoticeList @JvmOverloads constructor(
+    public val notices: List<Notice>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. Added in contract 1.8.0. */
+    public val nextCursor: String? = null,
+)
 
 /** Banner configuration of a domain, an app, or the organisation default. */
 @Serializable
@@ -132,7 +136,11 @@ public data class DsrRequest @JvmOverloads constructor(
 
 /** `{ requests }` of `GET /api/v1/dsr`. */
 @Serializable
-public data class DsrRequestList(public val requests: List<DsrRequest>)
+public data class DsrRequestList @JvmOverloads constructor(
+    public val requests: List<DsrRequest>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. Added in contract 1.8.0. */
+    public val nextCursor: String? = null,
+)
 
 /** `Grievance`. */
 @Serializable
@@ -158,7 +166,11 @@ public data class Grievance @JvmOverloads constructor(
 
 /** `{ grievances }` of `GET /api/v1/grievances`. */
 @Serializable
-public data class GrievanceList(public val grievances: List<Grievance>)
+public data class GrievanceList @JvmOverloads constructor(
+    public val grievances: List<Grievance>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. Added in contract 1.8.0. */
+    public val nextCursor: String? = null,
+)
 
 /** `Nomination`: the principal's successor nomination. */
 @Serializable
@@ -269,7 +281,11 @@ public data class ConsentGateDecision(
 
 /** `{ decisions }` of the decision log, newest first. */
 @Serializable
-public data class ConsentGateDecisionList(public val decisions: List<ConsentGateDecision>)
+public data class ConsentGateDecisionList @JvmOverloads constructor(
+    public val decisions: List<ConsentGateDecision>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. Added in contract 1.8.0. */
+    public val nextCursor: String? = null,
+)
 
 /** `ConsentGateBypassAlert`: a consent denied `denyThreshold` or more times inside the window. */
 @Serializable
@@ -282,8 +298,10 @@ public data class ConsentGateBypassAlert(
 
 /** Current bypass alerts, with the window and threshold that produced them. */
 @Serializable
-public data class ConsentGateAlertList(
+public data class ConsentGateAlertList @JvmOverloads constructor(
     public val alerts: List<ConsentGateBypassAlert>,
     public val windowMs: Long,
     public val denyThreshold: Int,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. Added in contract 1.8.0. */
+    public val nextCursor: String? = null,
 )

@@ -1,23 +1,29 @@
 #!/usr/bin/env node
-// Contract fuzzing: a bounded, seeded schemathesis run against a real Guard server. See scripts/README.md.
+// Contract fuzzing: a bounded, seeded schemathesis run against a real Guard server, once per database
+// engine. See scripts/README.md.
 //
 //   node scripts/fuzz.mjs
 //
 // 1. Makes sure .venv (repo root) has the versions pinned in scripts/fuzz-requirements.txt.
-// 2. Starts Guard in-process on 127.0.0.1 and a free port, on an embedded database in a temp dir, and
-//    seeds two organisations (see seed()). Over HTTP it signs the staff admin in twice (one session for
-//    the run, one for the sign-out route) and brokers a principal token with the service key.
+// 2. For each engine (the embedded database, then PostgreSQL on a throwaway cluster): starts Guard
+//    in-process on 127.0.0.1 and a free port on a fresh database, and seeds two organisations (see
+//    seed()). Over HTTP it signs the staff admin in twice (one session for the run, one for the
+//    sign-out route) and brokers a principal token with the service key.
 // 3. Runs schemathesis against the served /api/v1/openapi.json (it lists the implemented operations
-//    only), with the credential each operation's `security` declares.
-// 4. Prints schemathesis' output, the responses the server gave per operation, then one line
-//    `fuzz: N passed, M failed` counting operations (and the stateful phase as one more).
-// Exit code 0 only when M is 0. The server is stopped and the temp dir removed in every case.
+//    only), with the credential each operation's `security` declares, every phase included; the
+//    stateful phase follows the contract's `links`.
+// 4. Prints schemathesis' output, the responses the server gave per operation, the requests sent per
+//    phase and the link transitions followed; then, after both engines, one line
+//    `fuzz: N passed, M failed` counting operations (and the stateful phase as one more) per engine,
+//    plus one failure per engine that sent fewer than MIN_REQUESTS requests or followed no link.
+// Exit code 0 only when M is 0. Servers, the cluster and temp dirs are removed in every case.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
+import { startThrowawayPostgres } from "./lib/postgres-cluster.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const VENV = path.join(ROOT, ".venv");
@@ -37,11 +43,27 @@ function envInt(name, fallback) {
   return Number(raw);
 }
 
-// Bounds: test cases per operation and phase, and the seed that makes the inputs repeatable.
-const MAX_EXAMPLES = envInt("GUARD_FUZZ_MAX_EXAMPLES", 15);
+// Bounds: test cases per operation and phase, scenarios and steps of the stateful phase, and the seed
+// that makes the inputs repeatable. The coverage phase adds its own cases (every boundary and
+// negative case the schema defines), independent of these bounds. STATEFUL_SCENARIOS is an upper
+// bound: Hypothesis ends the stateful phase on its own before it (about 100 scenarios here).
+const MAX_EXAMPLES = envInt("GUARD_FUZZ_MAX_EXAMPLES", 40);
+const STATEFUL_SCENARIOS = envInt("GUARD_FUZZ_STATEFUL_SCENARIOS", 400);
+const STATEFUL_STEPS = envInt("GUARD_FUZZ_STATEFUL_STEPS", 10);
 const SEED = envInt("GUARD_FUZZ_SEED", 20250101);
+// The issue's floor: each engine must answer at least this many generated requests, or the run fails
+// (a narrowed schema or a broken credential would otherwise shrink the run without anyone noticing).
+const MIN_REQUESTS = 5_000;
 // A hung run fails here instead of holding `npm test` until the suite's 20-minute limit.
-const RUN_TIMEOUT_MS = 10 * 60_000;
+const RUN_TIMEOUT_MS = 8 * 60_000;
+const ENGINES = (process.env.GUARD_FUZZ_ENGINES || "pglite,postgres").split(",").map((e) => e.trim());
+for (const engine of ENGINES) {
+  if (engine !== "pglite" && engine !== "postgres") {
+    console.error(`GUARD_FUZZ_ENGINES lists pglite and/or postgres (got ${JSON.stringify(engine)})`);
+    console.log("fuzz: 0 passed, 1 failed");
+    process.exit(2);
+  }
+}
 // What a response must satisfy. Each holds for a server that keeps the contract, so none is noise:
 //   not_a_server_error            no 5xx, whatever the input
 //   status_code_conformance       the status is one the operation declares
@@ -155,6 +177,8 @@ async function ensureSchemathesis() {
 const STAFF_ORG = "fuzz-staff";
 const STAFF_EMAIL = "admin@fuzz.example";
 const STAFF_PASSWORD = "fuzz-admin-password-0123456789";
+// The principal behind the principal token, with an address so `/cm/v1/consent` can find them.
+const PRINCIPAL = { externalId: "fuzz-principal", email: "principal@fuzz.example" };
 const NOTICE = {
   itemized: [
     { purpose: "orders", personalDataDescription: "Name, address and phone number to deliver orders" },
@@ -255,11 +279,9 @@ async function signIn(baseUrl) {
 
 /** A principal access token for `fuzz-org`, brokered over HTTP with the service key. */
 async function brokerToken(baseUrl, serviceKey) {
-  const { res, body } = await post(
-    `${baseUrl}/api/v1/auth/broker-token`,
-    { externalId: "fuzz-principal" },
-    { authorization: `Bearer ${serviceKey}` },
-  );
+  const { res, body } = await post(`${baseUrl}/api/v1/auth/broker-token`, PRINCIPAL, {
+    authorization: `Bearer ${serviceKey}`,
+  });
   if (res.status !== 201 || !body.accessToken) {
     throw new SetupError(`broker-token failed: ${res.status} ${JSON.stringify(body)}`);
   }
@@ -280,8 +302,10 @@ function recordResponses(httpServer, document) {
     }
   }
   const counts = new Map();
+  let total = 0;
   httpServer.on("request", (req, res) => {
     res.on("finish", () => {
+      total += 1;
       const urlPath = req.url.split("?")[0];
       const route = routes.find((r) => r.method === req.method && r.regex.test(urlPath));
       const key = route ? `${route.method} ${route.template}` : "(undeclared method or path)";
@@ -290,7 +314,7 @@ function recordResponses(httpServer, document) {
       counts.set(key, byStatus);
     });
   });
-  return () => {
+  const render = () => {
     const keys = [...routes.map((r) => `${r.method} ${r.template}`), "(undeclared method or path)"];
     const width = Math.max(...keys.map((k) => k.length)) + 2;
     const lines = keys
@@ -302,20 +326,39 @@ function recordResponses(httpServer, document) {
     const silent = keys.filter((key) => !counts.has(key) && !key.startsWith("("));
     return [...lines, ...silent.map((key) => `  ${key.padEnd(width)}(not called)`)].join("\n");
   };
+  return { render, total: () => total };
 }
 
 // ---- 3. schemathesis ----------------------------------------------------------------------------------
 
 const toml = (value) => JSON.stringify(value); // JSON strings and string arrays are valid TOML
 
-function schemathesisConfig({ seeded, session, signOutSession, principalToken, junitPath }) {
+/**
+ * Operations a staff session or the service key may call (the rights queues). The session's
+ * organisation has no principals, so the requests and grievances the principal files (and the
+ * stateful phase links to) are `fuzz-org`'s: these operations are called with its service key.
+ * The server tries a session cookie first, so they get a cookie without a session in it.
+ */
+function serviceKeyOperations(document) {
+  const ids = [];
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item)) {
+      const schemes = (op?.security ?? []).flatMap((requirement) => Object.keys(requirement));
+      if (schemes.includes("staffSession") && schemes.includes("serviceKey")) ids.push(op.operationId);
+    }
+  }
+  return ids.sort();
+}
+
+function schemathesisConfig({ document, seeded, session, signOutSession, principalToken, junitPath }) {
   const dictionaries = {
     slugs: seeded.slugs,
     orgIds: seeded.orgIds,
     noticeIds: seeded.noticeIds,
     apiKeyIds: seeded.apiKeyIds,
     staffSlugs: [STAFF_ORG],
-    emails: [STAFF_EMAIL],
+    emails: [STAFF_EMAIL, PRINCIPAL.email],
+    purposes: NOTICE.itemized.map((item) => item.purpose),
     passwords: [STAFF_PASSWORD],
     domains: [...seeded.domains, "SHOP.Fuzz.Example."], // hostnames match case-insensitively
     appIds: [seeded.appId],
@@ -339,6 +382,13 @@ function schemathesisConfig({ seeded, session, signOutSession, principalToken, j
     "enabled = false",
     ...CHECKS.map((check) => `${check}.enabled = true`),
     "",
+    // The stateful phase: scenarios of up to STATEFUL_STEPS calls, each call after the first taking ids
+    // from an earlier response through the contract's `links` (and the links schemathesis infers).
+    "[phases.stateful]",
+    `max-steps = ${STATEFUL_STEPS}`,
+    "[phases.stateful.generation]",
+    `max-examples = ${STATEFUL_SCENARIOS}`,
+    "",
     "[reports.junit]",
     "enabled = true",
     `path = ${toml(junitPath)}`,
@@ -360,6 +410,10 @@ function schemathesisConfig({ seeded, session, signOutSession, principalToken, j
     '"path.orgId" = { dictionary = "orgIds", probability = 0.5 }',
     '"query.organizationId" = { dictionary = "orgIds", probability = 0.5 }',
     '"path.noticeId" = { dictionary = "noticeIds", probability = 0.5 }',
+    '"body.noticeId" = { dictionary = "noticeIds", probability = 0.5 }',
+    '"body.organizationId" = { dictionary = "orgIds", probability = 0.5 }',
+    '"body.purpose" = { dictionary = "purposes", probability = 0.5 }',
+    '"query.email" = { dictionary = "emails", probability = 0.5 }',
     '"path.apiKeyId" = { dictionary = "apiKeyIds", probability = 0.5 }',
     '"body.organizationSlug" = { dictionary = "staffSlugs", probability = 0.5 }',
     '"body.email" = { dictionary = "emails", probability = 0.5 }',
@@ -372,6 +426,10 @@ function schemathesisConfig({ seeded, session, signOutSession, principalToken, j
     "[[operations]]",
     'include-operation-id = "deleteStaffSession"',
     `headers = { Cookie = ${toml(`guard_session=${signOutSession.cookie}`)}, "X-CSRF-Token" = ${toml(signOutSession.csrfToken)} }`,
+    "",
+    "[[operations]]",
+    `include-operation-id = ${toml(serviceKeyOperations(document))}`,
+    `headers = { Cookie = "guard_fuzz=1", Authorization = ${toml(`Bearer ${seeded.serviceKey}`)} }`,
     "",
   ].join("\n");
 }
@@ -390,30 +448,22 @@ function countJunit(xml) {
 
 // ---- main -------------------------------------------------------------------------------------------
 
-async function main() {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "guard-fuzz-"));
-  let server;
-  let cleaned;
-  const cleanup = () =>
-    (cleaned ??= (async () => {
-      for (const child of children) child.kill("SIGTERM");
-      await server?.stop().catch((err) => console.error(`stopping the server: ${err.message}`));
-      fs.rmSync(tmp, { recursive: true, force: true });
-    })());
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    process.on(signal, () => {
-      console.error(`\n${signal}: stopping`);
-      void cleanup().finally(() => process.exit(128 + os.constants.signals[signal]));
-    });
-  }
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * One engine's run: Guard on a fresh database (`databaseUrl` for PostgreSQL, else the embedded
+ * database in `dir`), seeded, then schemathesis against it. Resolves the counts for the final line.
+ */
+async function fuzzEngine({ engine, version, dir, databaseUrl }) {
+  console.log(`\n━━ fuzz: ${engine} ${"━".repeat(80)}`);
+  const started = Date.now();
+  let server;
   try {
-    const version = await ensureSchemathesis();
-    const started = Date.now();
     // logLevel error: a 5xx prints its stack trace here, next to schemathesis' report of it.
     server = await startServer(
       testConfig({
-        dataDir: path.join(tmp, "data"),
+        dataDir: path.join(dir, "data"),
+        databaseUrl,
         port: 0,
         logLevel: "error",
         tokenTtlMinutes: 60, // the principal token outlives any run
@@ -423,34 +473,116 @@ async function main() {
     const session = await signIn(server.url);
     const signOutSession = await signIn(server.url);
     const principalToken = await brokerToken(server.url, seeded.serviceKey);
-    const junitPath = path.join(tmp, "junit.xml");
-    const configPath = path.join(tmp, "schemathesis.toml");
+    const document = server.app.servedDocument;
+    const junitPath = path.join(dir, "junit.xml");
+    const statsPath = path.join(dir, "stats.json");
+    const configPath = path.join(dir, "schemathesis.toml");
     fs.writeFileSync(
       configPath,
-      schemathesisConfig({ seeded, session, signOutSession, principalToken, junitPath }),
+      schemathesisConfig({ document, seeded, session, signOutSession, principalToken, junitPath }),
     );
-    const responses = recordResponses(server.app.server, server.app.servedDocument);
+    const responses = recordResponses(server.app.server, document);
     console.log(
-      `Guard on ${server.url}, seeded in ${((Date.now() - started) / 1000).toFixed(1)} s. ` +
-        `schemathesis ${version}: seed ${SEED}, at most ${MAX_EXAMPLES} examples per operation and phase.`,
+      `Guard (${engine}) on ${server.url}, seeded in ${seconds(Date.now() - started)}. ` +
+        `schemathesis ${version}: seed ${SEED}, at most ${MAX_EXAMPLES} examples per operation and phase, ` +
+        `${STATEFUL_SCENARIOS} stateful scenarios of at most ${STATEFUL_STEPS} steps.`,
     );
     const exitCode = await run(
       path.join(VENV, "bin", "schemathesis"),
       ["--config-file", configPath, "run", "--no-color", `${server.url}/api/v1/openapi.json`],
-      // Run in the temp dir: schemathesis and hypothesis keep state in the working directory.
-      { cwd: tmp, timeoutMs: RUN_TIMEOUT_MS },
+      // Run in the engine's dir: schemathesis and hypothesis keep state in the working directory.
+      { cwd: dir, timeoutMs: RUN_TIMEOUT_MS, env: { ...process.env, GUARD_FUZZ_STATS: statsPath } },
     );
-    console.log(`\nresponses by operation (as the server saw them):\n${responses()}\n`);
+    console.log(`\nresponses by operation (as the server saw them):\n${responses.render()}\n`);
     const counts = fs.existsSync(junitPath) ? countJunit(fs.readFileSync(junitPath, "utf8")) : null;
-    if (!counts) throw new SetupError(`schemathesis exited with ${exitCode} and reported no results`);
-    if (exitCode !== 0 && counts.failed === 0) {
-      console.error(`schemathesis exited with ${exitCode} but reported no failure`);
+    if (!counts)
+      throw new SetupError(`${engine}: schemathesis exited with ${exitCode} and reported no results`);
+    const fail = (message) => {
+      console.error(`${engine}: ${message}`);
       counts.failed += 1;
+    };
+    if (exitCode !== 0 && counts.failed === 0)
+      fail(`schemathesis exited with ${exitCode} but reported no failure`);
+
+    const stats = fs.existsSync(statsPath) ? JSON.parse(fs.readFileSync(statsPath, "utf8")) : null;
+    const ms = Date.now() - started;
+    if (!stats) {
+      fail("schemathesis wrote no statistics (scripts/fuzz_hooks.py's RunStatistics did not run)");
+      return { ...counts, requests: 0, transitions: 0, ms };
     }
-    return counts;
+    const requests = Object.values(stats.requests).reduce((a, b) => a + b, 0);
+    const byPhase = Object.entries(stats.requests).map(([phase, n]) => `${phase} ${n}`);
+    const links = Object.entries(stats.links).sort(([, a], [, b]) => b - a);
+    console.log(
+      `${engine}: ${requests} generated requests answered (${byPhase.join(", ")}; the server counted ` +
+        `${responses.total()} in all, schema loading and probes included), in ${seconds(ms)}.`,
+    );
+    console.log(
+      `${engine}: stateful phase: ${stats.scenarios} scenarios, ${stats.transitions} link transitions ` +
+        `over ${links.length} distinct links:`,
+    );
+    for (const [link, n] of links) console.log(`  ${String(n).padStart(5)}  ${link}`);
+    if (requests < MIN_REQUESTS)
+      fail(`only ${requests} generated requests were answered (at least ${MIN_REQUESTS})`);
+    if (stats.transitions === 0) fail("the stateful phase followed no link");
+    return { ...counts, requests, transitions: stats.transitions, ms };
+  } finally {
+    await server?.stop().catch((err) => console.error(`stopping the server: ${err.message}`));
+  }
+}
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "guard-fuzz-"));
+  let cluster;
+  let cleaned;
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      for (const child of children) child.kill("SIGTERM");
+      await cluster?.stop().catch((err) => console.error(`stopping PostgreSQL: ${err.message}`));
+      fs.rmSync(tmp, { recursive: true, force: true });
+    })());
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      console.error(`\n${signal}: stopping`);
+      void cleanup().finally(() => process.exit(128 + os.constants.signals[signal]));
+    });
+  }
+
+  const total = { passed: 0, failed: 0 };
+  const summary = [];
+  try {
+    const version = await ensureSchemathesis();
+    for (const engine of ENGINES) {
+      const dir = path.join(tmp, engine);
+      fs.mkdirSync(dir);
+      let result;
+      try {
+        let databaseUrl;
+        if (engine === "postgres") {
+          cluster = await startThrowawayPostgres();
+          databaseUrl = cluster.url; // the cluster's fresh, empty `guard` database
+        }
+        result = await fuzzEngine({ engine, version, dir, databaseUrl });
+      } catch (err) {
+        console.error(err instanceof SetupError ? err.message : err);
+        result = { passed: 0, failed: 1, requests: 0, transitions: 0, ms: 0 };
+      } finally {
+        await cluster?.stop().catch((err) => console.error(`stopping PostgreSQL: ${err.message}`));
+        cluster = undefined;
+      }
+      total.passed += result.passed;
+      total.failed += result.failed;
+      summary.push(
+        `  ${engine.padEnd(9)} ${String(result.requests).padStart(6)} requests  ` +
+          `${String(result.transitions).padStart(5)} link transitions  ${seconds(result.ms).padStart(8)}  ` +
+          `${result.passed} passed, ${result.failed} failed`,
+      );
+    }
   } finally {
     await cleanup();
   }
+  console.log(`\nfuzz by engine:\n${summary.join("\n")}`);
+  return total;
 }
 
 let result;

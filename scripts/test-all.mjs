@@ -122,18 +122,39 @@ const SUITES = [
       return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
     },
   }),
+  // Whole-system properties over loopback (kill -9, isolation, outages, hostile input, tampering):
+  // reliability/README.md.
+  nodeTestSuite({
+    id: "reliability-pglite",
+    title: "reliability (PGlite)",
+    dir: "reliability",
+    env: serverEnv("pglite"),
+  }),
+  nodeTestSuite({
+    id: "reliability-postgres",
+    title: "reliability (PostgreSQL)",
+    dir: "reliability",
+    env: serverEnv("postgres"),
+    setup: async (ctx) => {
+      const cluster = await startThrowawayPostgres({ log: ctx.log });
+      return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
+    },
+  }),
   {
     id: "fuzz",
     title: "fuzz",
     requires: "scripts/fuzz.mjs",
+    // One step per database engine, so the summary shows each one's count and time.
     steps: [
-      {
-        label: "node scripts/fuzz.mjs",
-        cmd: process.execPath,
-        args: ["scripts/fuzz.mjs"],
-        parse: ({ output }) => parseFuzz(output),
-      },
-    ],
+      ["pglite", "PGlite"],
+      ["postgres", "PostgreSQL"],
+    ].map(([engine, name]) => ({
+      label: `node scripts/fuzz.mjs (${name})`,
+      cmd: process.execPath,
+      args: ["scripts/fuzz.mjs"],
+      env: { GUARD_FUZZ_ENGINES: engine },
+      parse: ({ output }) => parseFuzz(output),
+    })),
   },
   nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
   {

@@ -4,7 +4,7 @@
 // `checkRows` (row -> entry: every row has its entry, and the state the chain gives is the state
 // stored). Both read in keyset pages, so memory stays bounded however large the organisation is.
 import type { Queryable } from "../../db/database.js";
-import type { Findings } from "../findings.js";
+import { differences, type Findings } from "../findings.js";
 import type { AuditKeys } from "../keys.js";
 import type { StoredAuditEntry } from "../store.js";
 
@@ -55,4 +55,53 @@ export function bySubject(entries: readonly StoredAuditEntry[]): Map<string, Sto
     out.set(entry.subjectId, list);
   }
   return out;
+}
+
+/** How `checkEntriesAgainstRows` finds and compares the row each entry names. */
+export interface RowsNamedByEntries<Row> {
+  /** The payload field holding the row's id (e.g. `transitionId`). */
+  idField: string;
+  /** The table the rows live in, as findings name it. */
+  table: string;
+  /** What the row is, for the findings ("the move", "the verification"). */
+  noun: string;
+  /** The rows with these ids, by id. */
+  load(ids: string[]): Promise<Map<string, Row>>;
+  /** The row's committed columns as stored, and as the entry recorded them (same keys). */
+  stored(row: Row): Record<string, unknown>;
+  committed(entry: StoredAuditEntry): Record<string, unknown>;
+}
+
+/**
+ * Entry -> row for evidence whose entry names one row by id: an entry naming no id, a row the
+ * chain recorded that is gone, and a row whose committed columns differ are findings.
+ */
+export async function checkEntriesAgainstRows<Row>(
+  findings: Findings,
+  entries: readonly StoredAuditEntry[],
+  spec: RowsNamedByEntries<Row>,
+): Promise<void> {
+  const ids = entries.map((entry) => payloadOf(entry)[spec.idField]);
+  const rows = await spec.load(ids.filter((id): id is string => typeof id === "string"));
+  for (const [i, entry] of entries.entries()) {
+    const id = ids[i];
+    if (typeof id !== "string") {
+      findings.add({
+        table: "audit_entries",
+        recordId: `seq ${entry.seq}`,
+        seq: entry.seq,
+        reason: `${spec.noun}'s entry names no ${spec.idField}`,
+      });
+      continue;
+    }
+    const row = rows.get(id);
+    const problem = (reason: string) =>
+      findings.add({ table: spec.table, recordId: id, seq: entry.seq, reason });
+    if (!row) {
+      problem(`${spec.noun} recorded in the chain is missing from ${spec.table}`);
+      continue;
+    }
+    const differ = differences(spec.stored(row), spec.committed(entry));
+    if (differ.length > 0) problem(differ.join("; "));
+  }
 }

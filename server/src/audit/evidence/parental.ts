@@ -7,9 +7,8 @@ import {
   scanParentalVerifications,
   type AuditedParentalVerification,
 } from "../../consent/store.js";
-import { differences } from "../findings.js";
 import { chainEntriesAbout, type StoredAuditEntry } from "../store.js";
-import { payloadOf, type EvidenceKind } from "./checker.js";
+import { checkEntriesAgainstRows, payloadOf, type EvidenceKind } from "./checker.js";
 
 const ENTRY_TYPE = "parental_verification.recorded";
 const TABLE = "parental_verifications";
@@ -41,36 +40,17 @@ export const parentalEvidence: EvidenceKind = {
     return {
       entryTypes: [ENTRY_TYPE],
       async checkEntries(entries) {
-        const ids = entries.map((e) => payloadOf(e).verificationId);
-        const rows = new Map(
-          (
-            await parentalVerificationsWithIds(
-              db,
-              organizationId,
-              ids.filter((id) => typeof id === "string"),
-            )
-          ).map((r) => [r.verificationId, r]),
-        );
-        for (const [i, entry] of entries.entries()) {
-          const id = ids[i];
-          if (typeof id !== "string") {
-            findings.add({
-              table: "audit_entries",
-              recordId: `seq ${entry.seq}`,
-              seq: entry.seq,
-              reason: "the verification's entry names no verificationId",
-            });
-            continue;
-          }
-          const row = rows.get(id);
-          const problem = (reason: string) =>
-            findings.add({ table: TABLE, recordId: id, seq: entry.seq, reason });
-          if (!row) problem("the verification recorded in the chain is missing");
-          else {
-            const differ = differences(stored(row), committed(entry));
-            if (differ.length > 0) problem(differ.join("; "));
-          }
-        }
+        await checkEntriesAgainstRows(findings, entries, {
+          idField: "verificationId",
+          table: TABLE,
+          noun: "the verification",
+          load: async (ids) =>
+            new Map(
+              (await parentalVerificationsWithIds(db, organizationId, ids)).map((r) => [r.verificationId, r]),
+            ),
+          stored,
+          committed,
+        });
       },
       async checkRows() {
         let after = "";

@@ -24,7 +24,13 @@ import { DAY_MS } from "../../rights/settings.js";
 import { DSR_TERMINAL, GRIEVANCE_TERMINAL } from "../../rights/state-machines.js";
 import { differences } from "../findings.js";
 import { chainEntriesAbout, type StoredAuditEntry } from "../store.js";
-import { bySubject, payloadOf, type CheckContext, type EvidenceKind } from "./checker.js";
+import {
+  bySubject,
+  checkEntriesAgainstRows,
+  payloadOf,
+  type CheckContext,
+  type EvidenceKind,
+} from "./checker.js";
 
 const KINDS = ["dsr", "grievance", "nomination"] as const;
 type Kind = (typeof KINDS)[number];
@@ -236,37 +242,15 @@ export const rightsEvidence: EvidenceKind = {
 
     async function checkEntries(entries: readonly StoredAuditEntry[]): Promise<void> {
       for (const entry of entries) checkPrincipalNamed(entry);
-      const ids = entries.map((e) => payloadOf(e).transitionId);
-      const rows = new Map(
-        (
-          await transitionsWithIds(
-            db,
-            organizationId,
-            ids.filter((id) => typeof id === "string"),
-          )
-        ).map((row) => [row.transitionId, row]),
-      );
-      for (const [i, entry] of entries.entries()) {
-        const id = ids[i];
-        if (typeof id !== "string") {
-          findings.add({
-            table: "audit_entries",
-            recordId: `seq ${entry.seq}`,
-            seq: entry.seq,
-            reason: "the move's entry names no transitionId",
-          });
-          continue;
-        }
-        const row = rows.get(id);
-        const problem = (reason: string) =>
-          findings.add({ table: "rights_transitions", recordId: id, seq: entry.seq, reason });
-        if (!row) {
-          problem("the move recorded in the chain is missing from rights_transitions");
-          continue;
-        }
-        const differ = differences(storedMove(row), committedMove(entry));
-        if (differ.length > 0) problem(differ.join("; "));
-      }
+      await checkEntriesAgainstRows(findings, entries, {
+        idField: "transitionId",
+        table: "rights_transitions",
+        noun: "the move",
+        load: async (ids) =>
+          new Map((await transitionsWithIds(db, organizationId, ids)).map((row) => [row.transitionId, row])),
+        stored: storedMove,
+        committed: committedMove,
+      });
       // The record each filing created must still exist (its later state is checked from the rows).
       for (const kind of KINDS) {
         const filings = entries.filter(

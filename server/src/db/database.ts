@@ -14,6 +14,31 @@ export interface Queryable {
   query<T extends Row = Row>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
 }
 
+/** Callbacks waiting for a transaction's COMMIT, by the transaction's Queryable. */
+const commitCallbacks = new WeakMap<Queryable, Array<() => void>>();
+
+/**
+ * Runs `callback` once the transaction `db` belongs to has committed, or at once when `db` is not a
+ * transaction (its statements commit as they run); never when it rolls back. For signals to other
+ * sessions (a worker's wake-up) that must not arrive before the rows they announce are visible.
+ * Callbacks must not throw: the transaction has committed, and its caller is told it succeeded.
+ */
+export function afterCommit(db: Queryable, callback: () => void): void {
+  const waiting = commitCallbacks.get(db);
+  if (waiting) waiting.push(callback);
+  else callback();
+}
+
+/** Registers `tx` as a transaction; the function returned runs its callbacks, once COMMIT has succeeded. */
+function trackCommitCallbacks(tx: Queryable): () => void {
+  const waiting: Array<() => void> = [];
+  commitCallbacks.set(tx, waiting);
+  return () => {
+    commitCallbacks.delete(tx);
+    for (const callback of waiting) callback();
+  };
+}
+
 export interface QueryOptions {
   /**
    * Hot statements only: a name (unique per SQL text) makes the database parse and plan the
@@ -95,17 +120,22 @@ class PgliteDatabase implements Database {
     return runPipelined<T>(this.db, sql, params, this.pipelinedOptions(false, options));
   }
 
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     // PGlite's transaction() holds its transaction lock and runs BEGIN/COMMIT/ROLLBACK; the
     // statements inside go through the same pipelined path as everywhere else.
-    return this.db.transaction(async (tx) =>
-      work({
+    let committed: (() => void) | undefined;
+    const result = await this.db.transaction(async (tx) => {
+      const queryable: Queryable = {
         query: <R extends Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) => {
           if (tx.closed) return Promise.reject(new Error("Transaction is closed"));
           return runPipelined<R>(this.db, sql, params, this.pipelinedOptions(true, options));
         },
-      }),
-    );
+      };
+      committed = trackCommitCallbacks(queryable);
+      return work(queryable);
+    });
+    committed?.();
+    return result;
   }
 
   async listen(channel: string, handlers: NotificationHandlers): Promise<NotificationListener> {
@@ -166,11 +196,14 @@ class PostgresDatabase implements Database {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      const result = await work({
+      const queryable: Queryable = {
         query: <R extends Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) =>
           runPgQuery<R>(client, sql, params, options),
-      });
+      };
+      const committed = trackCommitCallbacks(queryable);
+      const result = await work(queryable);
       await client.query("COMMIT");
+      committed();
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

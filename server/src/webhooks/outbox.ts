@@ -1,7 +1,7 @@
 // The webhook outbox (ARCHITECTURE.md decision 8). A domain that changes something calls
 // enqueueEvent with its own transaction, so the event and its deliveries exist exactly when the
 // change committed; delivery workers (worker.ts) pick the deliveries up afterwards.
-import type { Queryable } from "../db/database.js";
+import { afterCommit, type Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
 import { insertEvent, insertPendingDeliveries } from "./store/deliveries.js";
 import { selectSubscribedEndpointIds } from "./store/endpoints.js";
@@ -72,7 +72,7 @@ export async function enqueueEvent(tx: Queryable, event: WebhookEventInput, now:
     deliveries: endpointIds.map((endpointId) => ({ deliveryId: newId("dlv"), endpointId })),
     now,
   });
-  // The caller's transaction has not committed yet; a worker defers its run a little, and one that
-  // looks too early still finds the delivery on its next poll.
-  wakeWorkers();
+  // A worker woken before the caller's transaction commits would find nothing and wait for its
+  // next poll: wake them once the deliveries are visible.
+  afterCommit(tx, wakeWorkers);
 }

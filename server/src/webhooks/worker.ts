@@ -213,8 +213,9 @@ type Outcome =
   | { ok: true; statusCode: number }
   | { ok: false; statusCode: number | null; error: string; release?: boolean };
 
-// After an enqueue in this process, wait a moment so the enqueuing transaction has committed.
-const WAKE_DELAY_MS = 50;
+// Wake-ups come after the enqueuing transaction commits (outbox.ts); the short delay gathers the
+// wake-ups of a burst of events into one claim.
+const WAKE_DELAY_MS = 10;
 const MAX_ERROR_LENGTH = 500;
 
 export class WebhookWorker {

@@ -563,6 +563,33 @@ describe("webhook delivery", () => {
     assert.ok([...counts.values()].every((n) => n === 1));
   });
 
+  test("the wake-up comes after the enqueuing transaction commits, however long it takes", async () => {
+    await createEndpointFor(adminA, { events: ["offline_capture.quarantined"] });
+    const before = receiver.accepted().length;
+    // A long poll interval: only a wake-up that finds the delivery can make this quick.
+    const looping = worker({ pollIntervalMs: 60 * SECOND });
+    looping.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await t.db.transaction(async (tx) => {
+        await enqueueEvent(
+          tx,
+          {
+            organizationId: a.org.organizationId,
+            eventType: "offline_capture.quarantined",
+            payload: { captureId: "cap_slowcommit0001" },
+          },
+          t.clock.now(),
+        );
+        // A slow transaction: a worker woken at enqueue time would find nothing yet.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      await eventually(() => receiver.accepted().length === before + 1);
+    } finally {
+      await looping.stop();
+    }
+  });
+
   test("the polling loop delivers soon after an enqueue, and stop() releases a send in flight", async () => {
     const first = await createEndpointFor(adminA, { events: ["offline_capture.quarantined"] });
     // A long poll interval: only the wake-up on enqueue can make this quick.

@@ -34,6 +34,7 @@ export default tseslint.config(
       "sdks/**/target/**",
       // Written by openapi-typescript (sdks/node/scripts/generate-types.ts), checked for staleness by a test.
       "sdks/node/src/generated/**",
+      "sdks/js/src/generated/**",
       "server/src/generated/**",
     ],
   },

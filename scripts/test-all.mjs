@@ -157,6 +157,7 @@ const SUITES = [
     })),
   },
   nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
+  nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
   {
     id: "python-sdk",
     title: "Python SDK (pytest)",
@@ -209,7 +210,7 @@ const SUITES = [
   },
 ];
 
-/** The node adapter always; the Python and JVM adapters once their engineers add them. */
+/** The node and js adapters always; the Python and JVM adapters once their engineers add them. */
 function conformanceSteps(ctx) {
   const parse = ({ output }) => parseConformance(output);
   const steps = [
@@ -217,6 +218,12 @@ function conformanceSteps(ctx) {
       label: "conformance: node",
       cmd: process.execPath,
       args: ["--import", "tsx", "conformance/run-node.mjs"],
+      parse,
+    },
+    {
+      label: "conformance: js",
+      cmd: process.execPath,
+      args: ["--import", "tsx", "conformance/run-js.mjs"],
       parse,
     },
   ];

@@ -1,0 +1,517 @@
+// GuardClient for a web page (or any fetch runtime): the contract's public routes and the routes a
+// data principal may call with its own access token. It holds no service API key, brokers no token
+// and verifies no webhook: those need a secret, and a secret in a page is a published secret. The
+// app's server brokers the principal's token (@guard/server `brokerToken`) and hands it to the page.
+//
+// The transport is @guard/server's: the same headers, per-attempt timeout, retry decision (retry.ts)
+// and idempotency keys, written against fetch, AbortController and Web Crypto only.
+import {
+  apiErrorFromResponse,
+  GuardAbortError,
+  GuardApiError,
+  GuardConnectionError,
+  GuardError,
+  GuardMissingCredentialError,
+  GuardTimeoutError,
+} from "./errors.js";
+import {
+  decideRetry,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  RETRY_COUNT_HEADER,
+  type AttemptFailure,
+} from "./retry.js";
+import type {
+  AnonymousConsent,
+  AnonymousConsentInput,
+  BannerConfig,
+  BannerScope,
+  CreateDsrRequestInput,
+  CreateGrievanceInput,
+  DsrRequest,
+  DsrRequestList,
+  Grievance,
+  GrievanceList,
+  LinkAnonymousConsentResult,
+  Nomination,
+  NominationInput,
+  Notice,
+  NoticeList,
+  Organization,
+  PageParams,
+  RevokeNominationResult,
+} from "./types.js";
+import { PACKAGE_NAME, VERSION } from "./version.js";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+/** Waits `ms`; resolves early when `signal` aborts. Injected by tests to record delays. */
+export type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface GuardClientOptions {
+  /** Where Guard is served, e.g. `https://guard.example.com` (a trailing `/` is ignored). */
+  baseUrl: string;
+  /** The data principal's access token, brokered by your server; needed for principal calls only. */
+  accessToken?: string | undefined;
+  /** Default: the global fetch. */
+  fetch?: FetchLike | undefined;
+  /** Per attempt. Default 30 000. */
+  timeoutMs?: number | undefined;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number | undefined;
+  /** Sent on every request (the SDK's own headers win). */
+  defaultHeaders?: Record<string, string> | undefined;
+  /** Advanced: how retries wait (tests inject one that records instead of sleeping). */
+  sleep?: Sleeper | undefined;
+  /** Advanced: the jitter source, in [0, 1). */
+  random?: (() => number) | undefined;
+  /** Advanced: the clock used to read an HTTP-date `Retry-After`, epoch ms. */
+  now?: (() => number) | undefined;
+}
+
+/** Per-request options, always the trailing argument. */
+export interface RequestOptions {
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  /** For create calls; when absent the SDK mints one per call and reuses it on every retry. */
+  idempotencyKey?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+const CLIENT_OPTIONS = [
+  "baseUrl",
+  "accessToken",
+  "fetch",
+  "timeoutMs",
+  "maxRetries",
+  "defaultHeaders",
+  "sleep",
+  "random",
+  "now",
+];
+const REQUEST_OPTIONS = ["timeoutMs", "maxRetries", "idempotencyKey", "headers", "signal"];
+const PAGE_PARAMS = ["limit", "cursor"];
+/**
+ * Headers the SDK owns: a caller's value would break authentication or the attempt count. Literals
+ * only: a call at module level (`RETRY_COUNT_HEADER.toLowerCase()`) is code a bundler must keep.
+ */
+const OWNED_HEADERS = ["authorization", "x-guard-sdk", "x-guard-retry-count"];
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+interface Operation {
+  method: Method;
+  path: string;
+  /** A principal call: sends the access token, and fails locally without one. */
+  principal?: boolean;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** A create call: it always carries an Idempotency-Key (the caller's, or one minted here). */
+  create?: boolean;
+  /** A write the contract declares idempotent by its natural key, so a repeat cannot act twice. */
+  naturallyIdempotent?: boolean;
+}
+
+function rejectUnknown(given: object, known: string[], what: string): void {
+  const unknown = Object.keys(given).filter((key) => !known.includes(key));
+  if (unknown.length > 0) {
+    throw new TypeError(`Unknown ${what}: ${unknown.join(", ")} (known: ${known.join(", ")})`);
+  }
+}
+
+function checkTimeout(value: number | undefined): void {
+  // setTimeout fires at once for delays beyond 2^31 - 1 ms, which would turn a long timeout into none.
+  if (value !== undefined && !(typeof value === "number" && value > 0 && value <= 2_147_483_647)) {
+    throw new TypeError("timeoutMs must be a positive number of milliseconds, at most 2147483647");
+  }
+}
+
+function checkMaxRetries(value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
+    throw new TypeError("maxRetries must be a non-negative integer");
+  }
+}
+
+function checkPageParams(params: PageParams | undefined): PageParams {
+  if (params === undefined || params === null) return {};
+  if (typeof params !== "object") throw new TypeError("Page params must be an object: { limit?, cursor? }");
+  rejectUnknown(params, PAGE_PARAMS, "page param");
+  return params;
+}
+
+/**
+ * A random UUIDv4. `crypto.randomUUID` exists only in secure contexts (https, localhost); a page
+ * served over plain http elsewhere still has `getRandomValues`.
+ */
+function uuid(): string {
+  const webCrypto = globalThis.crypto;
+  if (typeof webCrypto.randomUUID === "function") return webCrypto.randomUUID();
+  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Every item of a list, page after page, following `nextCursor` from `params.cursor` on. */
+async function* everyItem<Page extends { nextCursor: string | null }, Item>(
+  params: PageParams,
+  readPage: (params: PageParams) => Promise<Page>,
+  itemsOf: (page: Page) => Item[],
+): AsyncGenerator<Item, void, undefined> {
+  let cursor = checkPageParams(params).cursor;
+  for (;;) {
+    const page = await readPage({ limit: params.limit, cursor });
+    yield* itemsOf(page);
+    if (page.nextCursor === null || page.nextCursor === undefined) return;
+    // A server that hands back the cursor it was given would loop forever.
+    if (page.nextCursor === cursor) throw new GuardError(`The list did not advance past cursor ${cursor}`);
+    cursor = page.nextCursor;
+  }
+}
+
+const defaultSleep: Sleeper = (ms, signal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+
+const segment = (value: string): string => encodeURIComponent(value);
+
+export class GuardClient {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  private accessToken: string | undefined;
+  private readonly fetchImpl: FetchLike;
+  private readonly defaultHeaders: Record<string, string>;
+  private readonly sleep: Sleeper;
+  private readonly random: () => number;
+  private readonly now: () => number;
+
+  constructor(options: GuardClientOptions) {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("new GuardClient({ baseUrl, accessToken? }) takes an options object");
+    }
+    // A service key here would be readable by every visitor of the page: refuse it by name.
+    if ("apiKey" in options) {
+      throw new TypeError("@guard/js never holds a service API key: keep it on your server (@guard/server)");
+    }
+    rejectUnknown(options, CLIENT_OPTIONS, "GuardClient option");
+    if (typeof options.baseUrl !== "string" || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+      throw new TypeError("baseUrl must be an http(s) URL, e.g. https://guard.example.com");
+    }
+    checkTimeout(options.timeoutMs);
+    checkMaxRetries(options.maxRetries);
+    if (options.fetch === undefined && typeof globalThis.fetch !== "function") {
+      throw new TypeError("No fetch available: pass one as the fetch option");
+    }
+    this.baseUrl = options.baseUrl.replace(/\/$/, "");
+    this.accessToken = options.accessToken || undefined;
+    // Browsers throw "Illegal invocation" when fetch is called detached from its global, so the
+    // default is a wrapper, not a stored reference.
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.defaultHeaders = { ...options.defaultHeaders };
+    this.sleep = options.sleep ?? defaultSleep;
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Uses `token` for principal calls from now on (after sign-in, or when your server re-brokers it). */
+  setAccessToken(token: string | null | undefined): void {
+    this.accessToken = token || undefined;
+  }
+
+  // ----- public (no credential) ------------------------------------------------------------------
+
+  getOrganization(slug: string, options?: RequestOptions): Promise<Organization> {
+    return this.request({ method: "GET", path: `/api/v1/org/${segment(slug)}` }, options);
+  }
+
+  /** One page of the organisation's published notices, oldest first. */
+  async getNotices(orgId: string, params?: PageParams, options?: RequestOptions): Promise<NoticeList> {
+    const page = checkPageParams(params);
+    return this.request(
+      {
+        method: "GET",
+        path: `/api/v1/org/${segment(orgId)}/notices`,
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      options,
+    );
+  }
+
+  /** Every published notice of the organisation, fetched a page (`params.limit`) at a time. */
+  iterateNotices(orgId: string, params: PageParams = {}, options?: RequestOptions): AsyncGenerator<Notice> {
+    return everyItem(
+      params,
+      (page) => this.getNotices(orgId, page, options),
+      (page) => page.notices,
+    );
+  }
+
+  getNotice(noticeId: string, options?: RequestOptions): Promise<Notice> {
+    return this.request({ method: "GET", path: `/api/v1/notices/${segment(noticeId)}` }, options);
+  }
+
+  /** `{ domain }` for a web page (e.g. `location.hostname`), `{ appId }` for an app, `{}` for the default. */
+  getBannerConfig(orgId: string, scope: BannerScope = {}, options?: RequestOptions): Promise<BannerConfig> {
+    return this.request(
+      {
+        method: "GET",
+        path: `/api/v1/org/${segment(orgId)}/banner-config`,
+        query: { domain: scope.domain, appId: scope.appId },
+      },
+      options,
+    );
+  }
+
+  /**
+   * Records a visitor's consent under a client-generated `anonymousId` (keep it, e.g. in
+   * localStorage, to link it after sign-in). A lost response is retried with the same
+   * Idempotency-Key, so it records once.
+   */
+  giveAnonymousConsent(input: AnonymousConsentInput, options?: RequestOptions): Promise<AnonymousConsent> {
+    return this.request(
+      { method: "POST", path: "/api/v1/consents/anonymous", body: input, create: true },
+      options,
+    );
+  }
+
+  // ----- principal access token ------------------------------------------------------------------
+
+  /** Moves the visitor's anonymous consents to the signed-in principal. Idempotent. */
+  linkAnonymousConsent(anonymousId: string, options?: RequestOptions): Promise<LinkAnonymousConsentResult> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/link-anonymous-consent",
+        principal: true,
+        body: { anonymousId },
+        naturallyIdempotent: true,
+      },
+      options,
+    );
+  }
+
+  /** One page of the principal's own requests, newest first. */
+  async listDsrRequests(params?: PageParams, options?: RequestOptions): Promise<DsrRequestList> {
+    const page = checkPageParams(params);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/dsr",
+        principal: true,
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      options,
+    );
+  }
+
+  /** Every request of the principal, newest first, fetched a page (`params.limit`) at a time. */
+  iterateDsrRequests(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<DsrRequest> {
+    return everyItem(
+      params,
+      (page) => this.listDsrRequests(page, options),
+      (page) => page.requests,
+    );
+  }
+
+  /** Files a data-subject request (access, correction, erasure, …). */
+  createDsrRequest(input: CreateDsrRequestInput, options?: RequestOptions): Promise<DsrRequest> {
+    return this.request(
+      { method: "POST", path: "/api/v1/dsr", principal: true, body: input, create: true },
+      options,
+    );
+  }
+
+  /** One page of the principal's own grievances, newest first. */
+  async listGrievances(params?: PageParams, options?: RequestOptions): Promise<GrievanceList> {
+    const page = checkPageParams(params);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/grievances",
+        principal: true,
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      options,
+    );
+  }
+
+  /** Every grievance of the principal, newest first, fetched a page (`params.limit`) at a time. */
+  iterateGrievances(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<Grievance> {
+    return everyItem(
+      params,
+      (page) => this.listGrievances(page, options),
+      (page) => page.grievances,
+    );
+  }
+
+  createGrievance(input: CreateGrievanceInput, options?: RequestOptions): Promise<Grievance> {
+    return this.request(
+      { method: "POST", path: "/api/v1/grievances", principal: true, body: input, create: true },
+      options,
+    );
+  }
+
+  /** The active nomination, or null. */
+  getNomination(options?: RequestOptions): Promise<Nomination | null> {
+    return this.request({ method: "GET", path: "/api/v1/nomination", principal: true }, options);
+  }
+
+  upsertNomination(input: NominationInput, options?: RequestOptions): Promise<Nomination> {
+    return this.request(
+      { method: "PUT", path: "/api/v1/nomination", principal: true, body: input, naturallyIdempotent: true },
+      options,
+    );
+  }
+
+  revokeNomination(options?: RequestOptions): Promise<RevokeNominationResult> {
+    return this.request(
+      { method: "DELETE", path: "/api/v1/nomination", principal: true, naturallyIdempotent: true },
+      options,
+    );
+  }
+
+  // ----- transport -------------------------------------------------------------------------------
+
+  private url(operation: Operation): string {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(operation.query ?? {})) {
+      if (value !== undefined && value !== null && value !== "") query.set(name, String(value));
+    }
+    const search = query.toString();
+    return `${this.baseUrl}${operation.path}${search ? `?${search}` : ""}`;
+  }
+
+  private headers(operation: Operation, options: RequestOptions): Headers {
+    const headers = new Headers();
+    for (const source of [this.defaultHeaders, options.headers ?? {}]) {
+      for (const [name, value] of Object.entries(source)) {
+        if (!OWNED_HEADERS.includes(name.toLowerCase())) headers.set(name, value);
+      }
+    }
+    headers.set("Accept", "application/json");
+    headers.set("X-Guard-SDK", `${PACKAGE_NAME}/${VERSION}`);
+    if (operation.principal) {
+      if (!this.accessToken) throw new GuardMissingCredentialError();
+      headers.set("Authorization", `Bearer ${this.accessToken}`);
+    }
+    if (operation.body !== undefined) headers.set("Content-Type", "application/json");
+    else headers.delete("Content-Type");
+    // One key per logical call, minted before the first attempt, so every retry replays it.
+    const key = options.idempotencyKey ?? (operation.create ? uuid() : undefined);
+    if (key !== undefined) headers.set("Idempotency-Key", key);
+    return headers;
+  }
+
+  private async request<T>(operation: Operation, options: RequestOptions = {}): Promise<T> {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("Request options must be an object");
+    }
+    rejectUnknown(options, REQUEST_OPTIONS, "request option");
+    checkTimeout(options.timeoutMs);
+    checkMaxRetries(options.maxRetries);
+    const headers = this.headers(operation, options);
+    const url = this.url(operation);
+    const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
+    const maxRetries = options.maxRetries ?? this.maxRetries;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const safeToRepeat =
+      operation.method === "GET" || headers.has("Idempotency-Key") || operation.naturallyIdempotent === true;
+    const signal = options.signal;
+
+    for (let retriesSoFar = 0; ; retriesSoFar++) {
+      if (signal?.aborted) throw new GuardAbortError("The request was aborted");
+      headers.set(RETRY_COUNT_HEADER, String(retriesSoFar));
+      const outcome = await this.attempt(url, { method: operation.method, headers, body }, timeoutMs, signal);
+      if ("response" in outcome && outcome.response.ok) {
+        return parseSuccess<T>(outcome.response, outcome.text);
+      }
+
+      let error: GuardError;
+      let failure: AttemptFailure;
+      if ("response" in outcome) {
+        const { response, text } = outcome;
+        error = apiErrorFromResponse(response.status, response.headers, text);
+        failure = {
+          kind: "status",
+          status: response.status,
+          retryAfter: response.headers.get("retry-after"),
+        };
+      } else {
+        error = outcome.error;
+        failure = { kind: error instanceof GuardTimeoutError ? "timeout" : "connection" };
+      }
+      const decision = decideRetry({
+        failure,
+        retriesSoFar,
+        maxRetries,
+        safeToRepeat,
+        aborted: signal?.aborted ?? false,
+        nowMs: this.now(),
+        random: this.random,
+      });
+      if (!decision.retry) throw error;
+      await this.sleep(decision.delayMs, signal);
+    }
+  }
+
+  /** One HTTP exchange, body included, under its own timeout. */
+  private async attempt(
+    url: string,
+    init: { method: Method; headers: Headers; body: string | undefined },
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Response; text: string } | { error: GuardConnectionError | GuardTimeoutError }> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const forwardAbort = () => controller.abort();
+    signal?.addEventListener("abort", forwardAbort, { once: true });
+    try {
+      const response = await this.fetchImpl(url, { ...init, signal: controller.signal });
+      const text = await response.text();
+      return { response, text };
+    } catch (cause) {
+      if (signal?.aborted) throw new GuardAbortError("The request was aborted", { cause });
+      if (timedOut) {
+        return { error: new GuardTimeoutError(`${init.method} ${url} timed out after ${timeoutMs} ms`) };
+      }
+      // Node puts the reason (ECONNREFUSED, …) in `cause`; a browser says only "Failed to fetch".
+      const reason =
+        cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
+      return { error: new GuardConnectionError(`${init.method} ${url} failed: ${reason}`, { cause }) };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forwardAbort);
+    }
+  }
+}
+
+function parseSuccess<T>(response: Response, text: string): T {
+  if (text === "") return null as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    // A 2xx that is not JSON did not come from Guard (a captive portal, a misrouted proxy).
+    throw new GuardApiError({
+      status: response.status,
+      code: "INTERNAL_ERROR",
+      message: `The ${response.status} response body is not JSON`,
+      requestId: response.headers.get("x-request-id"),
+      headers: response.headers,
+    });
+  }
+}

@@ -1,9 +1,10 @@
 // The composition root: the frame (http/) knows no domain, so this is where the domains' shared
 // services (the per-instance caches and the invalidation feed that keeps them honest) are made, and
-// where the frame is handed the access check (access/) and the route modules. `guard serve`
-// (server.ts) and the tests build the application here.
+// where the frame is handed the access check and the browser-access (CORS) policy (access/) and the
+// route modules. `guard serve` (server.ts) and the tests build the application here.
 import type { FastifyInstance } from "fastify";
 import { createAccessPolicy } from "./access/access.js";
+import { createCorsPolicy } from "./access/cors.js";
 import { ApiKeyCache } from "./accounts/api-keys.js";
 import { CapabilityCache } from "./capabilities/capabilities.js";
 import type { Config } from "./config.js";
@@ -46,6 +47,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     const app = await buildApp({
       context,
       access: createAccessPolicy(context),
+      cors: createCorsPolicy(context, invalidations),
       routes: options.routes,
       checkResponses: options.checkResponses,
       logStream: options.logStream,

@@ -3,6 +3,7 @@
 // hostname match); its own settings override the organisation default when it has any.
 import { findOrganizationById } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
+import { announceInvalidation } from "../db/invalidation.js";
 import { validationError } from "../lib/failure.js";
 import {
   insertRegisteredApp,
@@ -38,6 +39,8 @@ export async function registerDomain(
   const host = normaliseDomain(domain);
   if (!host) throw validationError("domain", `domain ${JSON.stringify(domain)} is not a hostname`);
   await insertRegisteredDomain(db, organizationId, host, now);
+  // Registered domains are the origins browsers may call Guard from (access/cors.ts caches them).
+  await announceInvalidation(db, { topic: "registered_domains", organizationId });
   return host;
 }
 

@@ -7,6 +7,7 @@
 //   default, whose version is raised above the removed one if needed, so it is never one the scope
 //   showed before.
 import type { Database, Queryable } from "../db/database.js";
+import { announceInvalidation } from "../db/invalidation.js";
 import {
   normaliseDomain,
   registerApp,
@@ -162,7 +163,10 @@ export async function removeDomain(
   if (!host) return false;
   return db.transaction(async (tx) => {
     await dropScopeSettings(tx, organizationId, ["domain", host], now);
-    return deleteRegisteredDomain(tx, organizationId, host);
+    const removed = await deleteRegisteredDomain(tx, organizationId, host);
+    // The domain stops being an origin browsers may call Guard from (access/cors.ts).
+    if (removed) await announceInvalidation(tx, { topic: "registered_domains", organizationId });
+    return removed;
   });
 }
 

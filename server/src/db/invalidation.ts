@@ -12,14 +12,14 @@ import type { Database, NotificationListener, Queryable } from "./database.js";
 
 export const INVALIDATION_CHANNEL = "guard_cache_invalidation";
 
-export type InvalidationTopic = "api_keys" | "capabilities";
+export type InvalidationTopic = "api_keys" | "capabilities" | "registered_domains";
 
 export interface Invalidation {
   topic: InvalidationTopic;
   organizationId: string;
 }
 
-const TOPICS = new Set<string>(["api_keys", "capabilities"]);
+const TOPICS = new Set<string>(["api_keys", "capabilities", "registered_domains"]);
 
 /** Same-process delivery, ahead of the notification's round trip through PostgreSQL. */
 const inProcess = new EventEmitter().setMaxListeners(0);

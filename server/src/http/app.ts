@@ -7,11 +7,13 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type preValidationHookHandler,
 } from "fastify";
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
 import type { AccessPolicy } from "./access.js";
+import { applyCors, corsForFailure, registerPreflights, type CorsGrant, type CorsPolicy } from "./cors.js";
 import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
 import type { Credential, StaffRole } from "../lib/credentials.js";
 import { Failure } from "../lib/failure.js";
@@ -88,6 +90,8 @@ export interface BuildAppOptions<C extends RouteContext> {
   context: C;
   /** Decides whether a request may call an operation (credential, staff role, capability). */
   access: AccessPolicy;
+  /** Which origins a browser may call each operation from (CORS); none grant when absent. */
+  cors?: CorsPolicy;
   routes: RouteModule<C>[];
   /** Check every response body against its contract schema and fail loudly (tests). */
   checkResponses?: boolean;
@@ -135,16 +139,34 @@ export async function buildApp<C extends RouteContext>(
     throw new Failure("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`);
   });
 
-  app.setErrorHandler(async (error, request, reply) => sendFailure(error, request, reply));
+  const cors = options.cors;
+  app.setErrorHandler(async (error, request, reply) => {
+    if (cors && request.headers.origin !== undefined && request.routeOptions?.config?.corsGrants)
+      await corsForFailure(cors, request, reply);
+    return sendFailure(error, request, reply);
+  });
 
   const responseChecker = options.checkResponses ? createResponseChecker(components) : undefined;
   const implemented = new Set<string>();
+  const corsMethodsByPath = new Map<string, Set<string>>();
   for (const module of options.routes) {
     for (const spec of module(ctx)) {
-      registerOperation(app, ctx, options.access, spec as unknown as RegisteredRoute, responseChecker);
+      const grants = registerOperation(
+        app,
+        ctx,
+        options.access,
+        cors,
+        spec as unknown as RegisteredRoute,
+        responseChecker,
+      );
+      if (grants) {
+        const methods = corsMethodsByPath.get(grants.path) ?? new Set<string>();
+        corsMethodsByPath.set(grants.path, methods.add(grants.method));
+      }
       implemented.add(spec.operationId);
     }
   }
+  if (cors) registerPreflights(app, cors, corsMethodsByPath);
   const servedDocument = servedOpenApiDocument(implemented);
   app.decorate("implementedOperations", implemented);
   app.decorate("servedDocument", servedDocument);
@@ -177,15 +199,21 @@ declare module "fastify" {
     implementedOperations: Set<string>;
     servedDocument: Record<string, unknown>;
   }
+  interface FastifyContextConfig {
+    /** The route answers CORS for some origins (http/cors.ts). */
+    corsGrants?: boolean;
+  }
 }
 
+/** Registers one operation's route; returns its path and method when browsers may call it (CORS). */
 function registerOperation(
   app: FastifyInstance,
   ctx: RouteContext,
   access: AccessPolicy,
+  cors: CorsPolicy | undefined,
   spec: RegisteredRoute,
   responseChecker: ReturnType<typeof createResponseChecker> | undefined,
-): void {
+): { path: string; method: string } | undefined {
   const op = contractOperation(spec.operationId);
   const successStatus = Number(Object.keys(op.schema.response).find((s) => s.startsWith("2")) ?? 200);
   assertIdempotencySupported(spec, op);
@@ -193,6 +221,12 @@ function registerOperation(
     operationId: op.operationId,
     security: op.security,
     ...(spec.roles ? { roles: spec.roles } : {}),
+  });
+  const corsGrant = cors?.grantFor({
+    operationId: op.operationId,
+    method: op.method,
+    path: op.routePath,
+    security: op.security,
   });
 
   app.route({
@@ -202,23 +236,25 @@ function registerOperation(
     // and a switched-off route is 404 for any input; Fastify then validates params, query, headers
     // and body with the contract's schemas.
     schema: op.schema,
-    config: { operationId: op.operationId, statuses: spec.statuses },
+    config: { operationId: op.operationId, statuses: spec.statuses, corsGrants: corsGrant !== undefined },
     // A callback hook, so that a request the access check answers synchronously (from the
     // instance's caches) passes without a promise. A throw here takes the error path as a
     // rejection does.
-    preValidation: (request, reply, done) => {
-      stampResponseHeaders(request, reply);
-      const answer = checkAccess(request);
-      if (answer instanceof Promise) {
-        answer.then((credential) => {
-          if (credential) request.credential = credential;
+    preValidation: corsGrant
+      ? corsAfterAccess(checkAccess, corsGrant)
+      : (request, reply, done) => {
+          stampResponseHeaders(request, reply);
+          const answer = checkAccess(request);
+          if (answer instanceof Promise) {
+            answer.then((credential) => {
+              if (credential) request.credential = credential;
+              done();
+            }, done);
+            return;
+          }
+          if (answer) request.credential = answer;
           done();
-        }, done);
-        return;
-      }
-      if (answer) request.credential = answer;
-      done();
-    },
+        },
     handler: async (request, reply) => {
       const result = await invokeHandler(ctx, spec, successStatus, request, reply);
       if (reply.sent) return reply;
@@ -228,4 +264,46 @@ function registerOperation(
       return result;
     },
   });
+  return corsGrant && { path: op.routePath, method: op.method };
+}
+
+/**
+ * The preValidation hook of a route that may grant CORS: the access check, then the grant
+ * (http/cors.ts), which needs the principal's organisation the check found. Routes that never grant
+ * keep the plain hook above, so they pay nothing for browser access.
+ */
+function corsAfterAccess(
+  checkAccess: ReturnType<AccessPolicy["checkFor"]>,
+  corsGrant: CorsGrant,
+): preValidationHookHandler {
+  return (request, reply, done) => {
+    stampResponseHeaders(request, reply);
+    const afterAccess = (): void => {
+      let granted: void | Promise<void>;
+      try {
+        granted = applyCors(corsGrant, request, reply);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (granted instanceof Promise) granted.then(() => done(), done);
+      else done();
+    };
+    let answer: ReturnType<typeof checkAccess>;
+    try {
+      answer = checkAccess(request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then((credential) => {
+        if (credential) request.credential = credential;
+        afterAccess();
+      }, done);
+      return;
+    }
+    if (answer) request.credential = answer;
+    afterAccess();
+  };
 }

@@ -140,6 +140,18 @@ export async function registeredDomainsAmong(
   return found.map((r) => r.domain);
 }
 
+/**
+ * The organisations that registered the domain (normalised). Asked once per host per instance by
+ * the browser-access (CORS) check, which caches the answer until a registration changes.
+ */
+export async function organizationsRegisteringDomain(db: Queryable, domain: string): Promise<string[]> {
+  const found = await rows(
+    db,
+    qb.selectFrom("registered_domains").select("organization_id").where("domain", "=", domain),
+  );
+  return found.map((r) => r.organization_id);
+}
+
 /** Whether the app id is registered to the organisation. */
 export async function appRegistered(db: Queryable, organizationId: string, appId: string): Promise<boolean> {
   const row = await first(

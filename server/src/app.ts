@@ -12,6 +12,9 @@ import type { Database } from "./db/database.js";
 import { InvalidationFeed } from "./db/invalidation.js";
 import { buildApp, type RouteContext, type RouteModule } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
+import { loadBannerScript, type BannerScript } from "./banner/script.js";
+import { registerBannerScript } from "./web/banner-script.js";
+import { registerDemoShop } from "./web/demo-shop.js";
 
 /** What every route module receives: the frame's context and the domains' shared services. */
 export interface AppContext extends RouteContext {
@@ -19,6 +22,8 @@ export interface AppContext extends RouteContext {
   apiKeys: ApiKeyCache;
   /** Organisations' capability switches; `capabilities.enabled` answers "is X on for this organisation". */
   capabilities: CapabilityCache;
+  /** The hosted banner script this build serves; undefined when `banner/` has not been built. */
+  bannerScript: BannerScript | undefined;
 }
 
 export interface AppOptions {
@@ -30,6 +35,10 @@ export interface AppOptions {
   checkResponses?: boolean;
   /** A pino destination for logs (tests capture them); default stdout. */
   logStream?: { write(line: string): void };
+  /** The banner script to serve; default: the build in banner/dist; null serves none. */
+  bannerScript?: BannerScript | null;
+  /** Serve the demo shop page (`/demo/shop`), as `guard serve --seed-demo` does. */
+  demoShop?: boolean;
 }
 
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
@@ -43,6 +52,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       state: { ready: true },
       apiKeys: new ApiKeyCache(invalidations),
       capabilities: new CapabilityCache(invalidations),
+      bannerScript: options.bannerScript === null ? undefined : (options.bannerScript ?? loadBannerScript()),
     };
     const app = await buildApp({
       context,
@@ -52,6 +62,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       checkResponses: options.checkResponses,
       logStream: options.logStream,
     });
+    if (context.bannerScript) registerBannerScript(app, context.bannerScript);
+    if (options.demoShop) registerDemoShop(app);
     app.addHook("onClose", () => invalidations.close());
     return app;
   } catch (error) {

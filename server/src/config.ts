@@ -44,6 +44,11 @@ export interface Config {
    * rest with AES-256-GCM under a key derived from this).
    */
   secretsKey: string;
+  /**
+   * Where browsers reach this Guard (`GUARD_PUBLIC_URL`, e.g. `https://guard.example.com`), for the
+   * links Guard hands out (the banner install snippet); absent: the request's own scheme and host.
+   */
+  publicUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -240,6 +245,22 @@ export interface ConfigOverrides {
   databaseUrl?: string;
 }
 
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash || url.username) {
+    throw new ConfigError(
+      `GUARD_PUBLIC_URL must be the http(s) URL browsers reach Guard at, e.g. https://guard.example.com (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
 /** Reads the environment once. Throws `ConfigError` naming the variable when a value is wrong. */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
   const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || undefined);
@@ -289,6 +310,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     minSdkVersions: parseSdkFloors(env.GUARD_MIN_SDK_VERSIONS),
     auditKeys,
     secretsKey,
+    publicUrl: parsePublicUrl(env.GUARD_PUBLIC_URL),
   };
 }
 

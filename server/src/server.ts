@@ -27,13 +27,19 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
 
 export async function startServer(
   config: Config,
-  options: { clock?: Clock; db?: Database; onReady?: (server: RunningServer) => Promise<void> | void } = {},
+  options: {
+    clock?: Clock;
+    db?: Database;
+    /** Serve the demo shop page (`guard serve --seed-demo`). */
+    demoShop?: boolean;
+    onReady?: (server: RunningServer) => Promise<void> | void;
+  } = {},
 ): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const db = options.db ?? (await openConfiguredDatabase(config));
   try {
     await migrate(db, clock.now());
-    const app = await createApp({ config, db, clock, routes: ROUTE_MODULES });
+    const app = await createApp({ config, db, clock, routes: ROUTE_MODULES, demoShop: options.demoShop });
     const address = await app.listen({ host: config.host, port: config.port });
     // Every instance runs a delivery worker; they share the queue safely (webhooks/worker.ts).
     const webhookWorker = new WebhookWorker({

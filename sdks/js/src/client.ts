@@ -24,6 +24,8 @@ import {
 import type {
   AnonymousConsent,
   AnonymousConsentInput,
+  AnonymousWithdrawal,
+  AnonymousWithdrawalInput,
   BannerConfig,
   BannerScope,
   CreateDsrRequestInput,
@@ -281,6 +283,21 @@ export class GuardClient {
   giveAnonymousConsent(input: AnonymousConsentInput, options?: RequestOptions): Promise<AnonymousConsent> {
     return this.request(
       { method: "POST", path: "/api/v1/consents/anonymous", body: input, create: true },
+      options,
+    );
+  }
+
+  /**
+   * Withdraws the visitor's consent to `purpose` under `noticeId`, given under `anonymousId`:
+   * withdrawing is as easy as giving. A `GuardApiError` with status 404 means that visitor never
+   * consented to it, 409 that the consent is already withdrawn. Retried with one Idempotency-Key.
+   */
+  withdrawAnonymousConsent(
+    input: AnonymousWithdrawalInput,
+    options?: RequestOptions,
+  ): Promise<AnonymousWithdrawal> {
+    return this.request(
+      { method: "POST", path: "/api/v1/consents/anonymous/withdraw", body: input, create: true },
       options,
     );
   }

@@ -32,6 +32,8 @@ export interface BannerScope {
 
 export type AnonymousConsentInput = RequestBody<"giveConsentAnonymous">;
 export type AnonymousConsent = ResponseBody<"giveConsentAnonymous", 201>;
+export type AnonymousWithdrawalInput = RequestBody<"withdrawConsentAnonymous">;
+export type AnonymousWithdrawal = ResponseBody<"withdrawConsentAnonymous", 200>;
 export type LinkAnonymousConsentResult = ResponseBody<"linkAnonymousConsent", 200>;
 
 export type DsrRequest = Schemas["DsrRequest"];

@@ -259,6 +259,35 @@ test("without crypto.randomUUID (an http page) the key is still a UUIDv4", async
   }
 });
 
+test("withdrawAnonymousConsent posts the guest's withdrawal with its own key, retried under it", async () => {
+  const { client, requests } = setup([
+    { status: 503 },
+    {
+      status: 200,
+      body: { consentId: "cns_1", noticeId: "ntc_0123456789", purpose: "Marketing", withdrawnAt: 5 },
+    },
+  ]);
+  const input = {
+    organizationId: "org_0123456789",
+    noticeId: "ntc_0123456789",
+    purpose: "Marketing",
+    anonymousId: "anon-1",
+  };
+  const withdrawn = await client.withdrawAnonymousConsent(input);
+  assert.equal(withdrawn.withdrawnAt, 5);
+  assert.deepEqual(
+    requests.map((r) => [r.method, new URL(r.url).pathname, r.headers.get("authorization")]),
+    [
+      ["POST", "/api/v1/consents/anonymous/withdraw", null],
+      ["POST", "/api/v1/consents/anonymous/withdraw", null],
+    ],
+  );
+  assert.deepEqual(JSON.parse(requests[0]!.body!), input);
+  const keys = new Set(requests.map((r) => r.headers.get("idempotency-key")));
+  assert.equal(keys.size, 1);
+  assert.match([...keys][0]!, UUID_V4);
+});
+
 test("a given key is sent as is; non-create calls send none", async () => {
   const { client, requests } = setup([], { accessToken: "tok" });
   await client.giveAnonymousConsent(ANONYMOUS_CONSENT, { idempotencyKey: "consent-1" });

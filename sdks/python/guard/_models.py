@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
 
-CONTRACT_VERSION = "1.8.0"
-OPENAPI_DESCRIPTION_VERSION = "2.11.0"
+CONTRACT_VERSION = "1.9.0"
+OPENAPI_DESCRIPTION_VERSION = "2.12.0"
 
 # Every code /api/v1 can return, in catalog order (ApiError.code x-guard-codes). GuardApiError.code
 # may also hold a code a newer server added: compare with these, never assume the set is closed.
@@ -70,6 +70,9 @@ class NoticeItemizedPurpose(_NoticeItemizedPurposeRequired, total=False):
     # Present when the notice declares whether the purpose is tracking, behavioural monitoring or
     # targeted advertising (DPDP s.9(3)). Added in 2.10.0.
     tracking: bool
+    # Present when the notice names the personal-data types consent to this purpose covers (what a
+    # consent record's `dataTypes` should be). Added in 2.12.0.
+    dataTypes: List[str]
 
 
 class _NoticeLanguageContentRequired(TypedDict):
@@ -106,6 +109,9 @@ class _NoticeRequired(TypedDict):
 class Notice(_NoticeRequired, total=False):
     # Same value as `_id`, under the name the rest of the API uses. Added in 2.10.0.
     noticeId: str
+    # The organisation's name for the notice (its versions share it); `default` is the organisation's
+    # default notice. Added in 2.12.0.
+    key: str
     # Epoch ms the notice was published, or null if it never was. Added in 2.10.0.
     publishedAt: Optional[int]
     # Language codes of `content`, in the organisation's preferred order. Added in 2.10.0.
@@ -267,6 +273,14 @@ class ConsentRecord(_ConsentRecordRequired, total=False):
     noticeId: str
     # The notice version the consent was given against. Added in 2.10.0.
     noticeVersion: int
+    # How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash
+    # covers it. Added in 2.12.0.
+    source: Literal["brokered", "direct", "anonymous", "linked"]
+    # The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string,
+    # `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0.
+    auditHash: str
+    # The version of the audit key `auditHash` was made with. Added in 2.12.0.
+    auditKeyVersion: int
 
 
 class ConsentStatusPrincipal(TypedDict):
@@ -279,7 +293,7 @@ class ConsentStatusPrincipal(TypedDict):
     email: Optional[str]
 
 
-class ConsentStatusEntry(TypedDict):
+class _ConsentStatusEntryRequired(TypedDict):
     consentId: str
     noticeId: str
     noticeVersion: int
@@ -289,6 +303,17 @@ class ConsentStatusEntry(TypedDict):
     givenAt: int
     # Epoch ms, or null while active.
     withdrawnAt: Optional[int]
+
+
+class ConsentStatusEntry(_ConsentStatusEntryRequired, total=False):
+    # How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash
+    # covers it. Added in 2.12.0.
+    source: Literal["brokered", "direct", "anonymous", "linked"]
+    # The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string,
+    # `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0.
+    auditHash: str
+    # The version of the audit key `auditHash` was made with. Added in 2.12.0.
+    auditKeyVersion: int
 
 
 class ConsentStatus(TypedDict):

@@ -1,6 +1,8 @@
 // Banner and widget routes. Public: the banner configuration of a scope and the widget's one config
 // call. Staff (the session's organisation; any role reads, admin and dpo write): banner settings per
 // scope, registered domains and apps, and domain groups.
+import { findOrganizationById } from "../accounts/organizations.js";
+import type { AppContext } from "../app.js";
 import { staffOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import { notFound, validationError } from "../lib/failure.js";
@@ -15,6 +17,7 @@ import {
   updateDomainGroup,
   type DomainGroupInput,
 } from "./domain-groups.js";
+import { bannerSnippet } from "./script.js";
 import { bannerSettingsProblem } from "./settings.js";
 import {
   addApp,
@@ -119,9 +122,19 @@ const publicRoutes: RouteModule = ({ db }) => [
   },
 ];
 
-const staffRoutes: RouteModule = ({ db, clock }) => {
+const staffRoutes: RouteModule<AppContext> = ({ db, clock, config, bannerScript }) => {
   const org = (request: Parameters<typeof staffOf>[0]) => staffOf(request).organizationId;
   return [
+    {
+      operationId: "getBannerSnippet",
+      handler: async (request) => {
+        if (!bannerScript) throw notFound("This build serves no banner script (run npm run build -w banner)");
+        const organization = await findOrganizationById(db, org(request));
+        if (!organization) throw notFound("No such organisation");
+        const baseUrl = config.publicUrl ?? `${request.protocol}://${request.host}`;
+        return bannerSnippet(bannerScript, baseUrl, organization.slug);
+      },
+    },
     {
       operationId: "listBannerSettings",
       handler: async (request) => {
@@ -321,4 +334,4 @@ const staffRoutes: RouteModule = ({ db, clock }) => {
   ];
 };
 
-export const bannerRoutes: RouteModule = (ctx) => [...publicRoutes(ctx), ...staffRoutes(ctx)];
+export const bannerRoutes: RouteModule<AppContext> = (ctx) => [...publicRoutes(ctx), ...staffRoutes(ctx)];

@@ -27,6 +27,7 @@ import {
   listActiveLinkedConsents,
   listStoredConsentsOfPrincipal,
   lockActiveConsent,
+  lockGuestConsentsFor,
   lockHolderConsents,
   markConsentWithdrawn,
   moveConsentToPrincipal,
@@ -174,6 +175,38 @@ export async function withdrawConsent(
   const consent = await withExternalId(tx, input.organizationId, stored);
   if (consent.withdrawnAt !== null) return { outcome: "already_withdrawn", consent };
   return { outcome: "withdrawn", consent: await closeConsent(tx, consent, "principal_request", now) };
+}
+
+export type GuestWithdrawOutcome =
+  { outcome: "withdrawn"; consent: Consent } | { outcome: "already_withdrawn" } | { outcome: "not_found" };
+
+/**
+ * A guest's withdrawal of its consent to (notice, purpose), proven by the `anonymousId` it gave
+ * the consent under. Every active consent given under that id closes (normally one; two when the
+ * guest consented again after an earlier consent was linked to a principal), so the withdrawal is
+ * as complete as the giving was. The newest closed one is answered.
+ */
+export async function withdrawGuestConsent(
+  tx: Queryable,
+  input: { organizationId: string; anonymousId: string; noticeId: string; purpose: string },
+  now: number,
+): Promise<GuestWithdrawOutcome> {
+  const given = await lockGuestConsentsFor(
+    tx,
+    input.organizationId,
+    input.anonymousId,
+    input.noticeId,
+    input.purpose,
+  );
+  if (given.length === 0) return { outcome: "not_found" };
+  const active = given.filter((consent) => consent.withdrawnAt === null);
+  if (active.length === 0) return { outcome: "already_withdrawn" };
+  const closed: Consent[] = [];
+  for (const stored of active) {
+    const consent = await withExternalId(tx, input.organizationId, stored);
+    closed.push(await closeConsent(tx, consent, "principal_request", now));
+  }
+  return { outcome: "withdrawn", consent: closed[0]! };
 }
 
 /** The itemised entry of `purpose` in one notice version (undefined if that version lacks it). */

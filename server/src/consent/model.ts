@@ -110,5 +110,11 @@ export function consentRecordBody(consent: Consent) {
     status: consent.withdrawnAt === null ? ("active" as const) : ("withdrawn" as const),
     noticeId: consent.noticeId,
     noticeVersion: consent.noticeVersion,
+    ...consentEvidence(consent),
   };
+}
+
+/** What lets a fiduciary check a consent's evidence itself: its source and current audit hash. */
+export function consentEvidence(consent: Pick<Consent, "source" | "auditHash" | "auditKeyVersion">) {
+  return { source: consent.source, auditHash: consent.auditHash, auditKeyVersion: consent.auditKeyVersion };
 }

@@ -15,15 +15,37 @@ import {
   listConsentsOfPrincipal,
   resolveConsentNotice,
   withdrawConsent,
+  withdrawGuestConsent,
   type ConsentDeps,
 } from "./consents.js";
-import { consentRecordBody, findConsent } from "./model.js";
+import { consentEvidence, consentRecordBody, findConsent } from "./model.js";
 import { parentalConsentVerifier, recordParentalVerification } from "./parental-verification.js";
 import { readConsentSettings } from "./settings.js";
 
 export const consentRoutes: RouteModule = ({ config, db, clock }) => {
   const deps: ConsentDeps = { auditKeys: config.auditKeys };
   const verifier = parentalConsentVerifier(config);
+
+  /**
+   * The public guest routes (capture and withdrawal) share one budget per client address and one
+   * per organisation. Counted before anything else is looked up, so probing spends it too.
+   */
+  async function spendGuestBudget(address: string, organizationId: string): Promise<void> {
+    const settings = await readConsentSettings(db, organizationId);
+    if (!settings) throw notFound("No such organisation");
+    const { perAddress, perOrganization, windowMs } = settings.anonymousConsentRateLimit;
+    const now = clock.now();
+    await enforceRateLimit(
+      db,
+      { key: `anon-consent:address:${address}`, organizationId, limit: perAddress, windowMs },
+      now,
+    );
+    await enforceRateLimit(
+      db,
+      { key: "anon-consent:organization", organizationId, limit: perOrganization, windowMs },
+      now,
+    );
+  }
 
   return [
     {
@@ -34,31 +56,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       handler: async (request, _reply, { write }) => {
         const body = request.body;
         assertAuditSafe(body);
-        const settings = await readConsentSettings(db, body.organizationId);
-        if (!settings) throw notFound("No such organisation");
-        // Counted before the notice is looked up, so probing for notices spends the budget too.
-        const { perAddress, perOrganization, windowMs } = settings.anonymousConsentRateLimit;
-        const now = clock.now();
-        await enforceRateLimit(
-          db,
-          {
-            key: `anon-consent:address:${request.ip}`,
-            organizationId: body.organizationId,
-            limit: perAddress,
-            windowMs,
-          },
-          now,
-        );
-        await enforceRateLimit(
-          db,
-          {
-            key: "anon-consent:organization",
-            organizationId: body.organizationId,
-            limit: perOrganization,
-            windowMs,
-          },
-          now,
-        );
+        await spendGuestBudget(request.ip, body.organizationId);
         const notice = await resolveConsentNotice(db, body.organizationId, body.noticeId, body.purpose);
         return write(async (tx) => {
           const consent = await giveConsent(
@@ -79,6 +77,40 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
             purpose: consent.purpose,
             dataTypes: consent.dataTypes,
             givenAt: consent.givenAt,
+          };
+        });
+      },
+    },
+    {
+      operationId: "withdrawConsentAnonymous",
+      idempotency: { publicScope: (request) => request.body.organizationId },
+      handler: async (request, _reply, { write }) => {
+        const body = request.body;
+        await spendGuestBudget(request.ip, body.organizationId);
+        // Failures are thrown inside the write: an idempotent answer is recorded only for a success.
+        return write(async (tx) => {
+          const result = await withdrawGuestConsent(
+            tx,
+            {
+              organizationId: body.organizationId,
+              anonymousId: body.anonymousId,
+              noticeId: body.noticeId,
+              purpose: body.purpose,
+            },
+            clock.now(),
+          );
+          if (result.outcome === "not_found")
+            throw notFound("This guest holds no consent to that notice and purpose");
+          if (result.outcome === "already_withdrawn")
+            throw new Failure(
+              "CONFLICT",
+              "This guest's consent to that notice and purpose is already withdrawn",
+            );
+          return {
+            consentId: result.consent.consentId,
+            noticeId: result.consent.noticeId,
+            purpose: result.consent.purpose,
+            withdrawnAt: result.consent.withdrawnAt!,
           };
         });
       },
@@ -203,6 +235,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
             status: c.withdrawnAt === null ? "active" : "withdrawn",
             givenAt: c.givenAt,
             withdrawnAt: c.withdrawnAt,
+            ...consentEvidence(c),
           })),
         };
       },

@@ -96,6 +96,30 @@ export async function lockActiveConsent(
 }
 
 /**
+ * Locks and returns the consents given under `anonymousId` for (notice, purpose), whether still
+ * the guest's or since linked to a principal, newest first.
+ */
+export async function lockGuestConsentsFor(
+  tx: Queryable,
+  organizationId: string,
+  anonymousId: string,
+  noticeId: string,
+  purpose: string,
+): Promise<StoredConsent[]> {
+  const found = await rows(
+    tx,
+    selectConsents(organizationId)
+      .where("anonymous_id", "=", anonymousId)
+      .where("notice_id", "=", noticeId)
+      .where("purpose", "=", purpose)
+      .orderBy("given_at", "desc")
+      .orderBy("consent_id", "desc")
+      .forUpdate(),
+  );
+  return found.map(toStoredConsent);
+}
+
+/**
  * Inserts a new consent; false when the holder already has an active one for (notice, purpose):
  * a concurrent first consent for the same key loses here, on the partial unique indexes.
  */

@@ -1,6 +1,6 @@
 // The demo organisation `npm start` creates on first run, so a newcomer sees something: slug
 // `demo`, a published bilingual (English/Hindi) notice covering the DPDP Rule 3 items, localhost
-// registered for the banner, a staff admin with a random one-time password and a service API key,
+// and 127.0.0.1 registered for the banner (the demo shop page, /demo/shop), a staff admin with a random one-time password and a service API key,
 // both printed once (only their hashes are stored).
 import { randomBytes } from "node:crypto";
 import { createApiKey } from "../accounts/api-keys.js";
@@ -19,10 +19,19 @@ export const DEMO_NOTICE = {
     {
       purpose: "Account",
       personalDataDescription: "Name, email address and mobile number, to create and run your account.",
+      dataTypes: ["name", "email", "phone"],
     },
     {
       purpose: "Marketing",
       personalDataDescription: "Email address, to send offers you asked for. Optional.",
+      dataTypes: ["email"],
+    },
+    {
+      purpose: "Analytics",
+      personalDataDescription:
+        "Pages you visit and the device you use, to learn which pages help shoppers. Optional.",
+      tracking: true,
+      dataTypes: ["page-views", "device-info"],
     },
   ],
   content: {
@@ -66,7 +75,9 @@ export async function seedDemo(db: Database, now: number): Promise<DemoSeed | un
       { organizationId: org.organizationId, email: DEMO_ADMIN_EMAIL, role: "admin", password: adminPassword },
       now,
     );
+    // Both names of this machine, so the demo shop shows the banner whichever one the browser uses.
     await registerDomain(tx, org.organizationId, "localhost", now);
+    await registerDomain(tx, org.organizationId, "127.0.0.1", now);
     const apiKey = await createApiKey(
       tx,
       { organizationId: org.organizationId, name: "demo backend", createdBy: null },

@@ -553,6 +553,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff/integrations/banner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted banner's install snippet for the session's organisation
+         * @description The one line a fiduciary pastes into its pages: a `<script>` loading the hosted banner
+         *     from its content-addressed URL (served with a one-year immutable cache) with its
+         *     Subresource Integrity hash, `crossorigin="anonymous"`, `async`, and `data-org` set to the
+         *     organisation's slug. The script shows the banner only on the organisation's registered
+         *     domains. `baseUrl` is where browsers reach this Guard: `GUARD_PUBLIC_URL` when set, else
+         *     the request's own scheme and host. `404` when this build has no banner script. Added in
+         *     2.12.0.
+         */
+        get: operations["getBannerSnippet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/staff/banner-settings": {
         parameters: {
             query?: never;
@@ -887,6 +913,34 @@ export interface paths {
          *     Rate-limited per client address and per organisation (by default 120 and 6000 a minute).
          */
         post: operations["giveConsentAnonymous"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents/anonymous/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a guest's consent (public, rate-limited)
+         * @description The guest that gave consent under `anonymousId` withdraws it, as easily as it gave it
+         *     (DPDP s.6(4)): its consent to `purpose` under `noticeId` (whichever version it was given
+         *     against) is withdrawn and `consent.withdrawn` is raised. The `anonymousId` is what proves
+         *     the caller is that guest (a client-generated random id kept in first-party storage), so
+         *     this works before and after the consents are linked to a principal. `404 NOT_FOUND` when
+         *     that guest never consented to that notice and purpose; `409 CONFLICT` when its consent is
+         *     already withdrawn. Rate-limited with the anonymous-capture budgets; a retried request with
+         *     the same `Idempotency-Key` (scoped to `organizationId`) returns the original answer.
+         *     Added in 2.12.0.
+         */
+        post: operations["withdrawConsentAnonymous"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1621,6 +1675,8 @@ export interface components {
             personalDataDescription: string;
             /** @description Present when the notice declares whether the purpose is tracking, behavioural monitoring or targeted advertising (DPDP s.9(3)). Added in 2.10.0. */
             tracking?: boolean;
+            /** @description Present when the notice names the personal-data types consent to this purpose covers (what a consent record's `dataTypes` should be). Added in 2.12.0. */
+            dataTypes?: string[];
         };
         /** @description The notice text in one language. */
         NoticeLanguageContent: {
@@ -1642,6 +1698,8 @@ export interface components {
             _id: string;
             /** @description Same value as `_id`, under the name the rest of the API uses. Added in 2.10.0. */
             noticeId?: string;
+            /** @description The organisation's name for the notice (its versions share it); `default` is the organisation's default notice. Added in 2.12.0. */
+            key?: string;
             organizationId: string;
             /** @description The notice version; a new version asks for re-consent. Distinct from the banner `configVersion`. */
             version: number;
@@ -1704,6 +1762,8 @@ export interface components {
             personalDataDescription: string;
             /** @description Declares whether the purpose is tracking, behavioural monitoring or targeted advertising (refused for a verified child, DPDP s.9(3)); when absent, the purpose's label decides. */
             tracking?: boolean;
+            /** @description The personal-data types consent to this purpose covers, without duplicates; a banner records consent with them. Added in 2.12.0. */
+            dataTypes?: components["schemas"]["DataTypeList"];
         };
         /**
          * @description The notice text in one language. A draft may hold any subset; publishing needs all five
@@ -2114,6 +2174,15 @@ export interface components {
             noticeId?: string;
             /** @description The notice version the consent was given against. Added in 2.10.0. */
             noticeVersion?: number;
+            /**
+             * @description How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash covers it. Added in 2.12.0.
+             * @enum {string}
+             */
+            source?: "brokered" | "direct" | "anonymous" | "linked";
+            /** @description The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string, `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0. */
+            auditHash?: string;
+            /** @description The version of the audit key `auditHash` was made with. Added in 2.12.0. */
+            auditKeyVersion?: number;
         };
         CmSignalRecord: {
             /**
@@ -2148,6 +2217,15 @@ export interface components {
             givenAt: number;
             /** @description Epoch ms, or null while active. */
             withdrawnAt: number | null;
+            /**
+             * @description How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash covers it. Added in 2.12.0.
+             * @enum {string}
+             */
+            source?: "brokered" | "direct" | "anonymous" | "linked";
+            /** @description The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string, `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0. */
+            auditHash?: string;
+            /** @description The version of the audit key `auditHash` was made with. Added in 2.12.0. */
+            auditKeyVersion?: number;
         };
         ConsentStatus: {
             /** @description The data principal the identifier resolved to. */
@@ -3948,6 +4026,40 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getBannerSnippet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snippet and its parts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTML to paste, before `</head>`. */
+                        snippet: string;
+                        /** @description The content-addressed script URL. */
+                        scriptUrl: string;
+                        /** @description The Subresource Integrity hash (`sha384-...`). */
+                        integrity: string;
+                        /** @description The banner script's release (semver). */
+                        bannerVersion: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listBannerSettings: {
         parameters: {
             query?: {
@@ -4861,6 +4973,62 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             /** @description No such organisation or notice (or the notice is another organisation's), or the capability is off (`NOT_FOUND`). */
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    withdrawConsentAnonymous: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationId: components["schemas"]["Id"];
+                    noticeId: components["schemas"]["Id"];
+                    purpose: components["schemas"]["Purpose"];
+                    anonymousId: components["schemas"]["ExternalId"];
+                };
+            };
+        };
+        responses: {
+            /** @description Consent withdrawn. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consentId: string;
+                        noticeId: string;
+                        purpose: string;
+                        /** @description Epoch ms. */
+                        withdrawnAt: number;
+                    };
+                };
+            };
+            /** @description Missing or invalid fields (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description No such organisation, the guest holds no consent to that notice and purpose, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The guest's consent is already withdrawn, or the Idempotency-Key was used with another body (`CONFLICT`). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -28,6 +28,8 @@ export interface NoticeItemizedPurpose {
    * when absent the consent domain judges by the purpose's label.
    */
   tracking?: boolean;
+  /** The personal-data types consent to this purpose covers (what consent records name), if set. */
+  dataTypes?: string[];
 }
 
 export interface NoticeLanguageContent {
@@ -56,6 +58,8 @@ export interface NoticeVersion {
   content: Record<string, NoticeLanguageContent>;
   languages: string[];
   publishedAt: number | null;
+  /** The notice's key, where the read fetched it (published versions). */
+  key?: string;
 }
 
 /** A notice that breaks a rule: VALIDATION_ERROR on `field`, its message prefixed by the field. */
@@ -117,10 +121,30 @@ function parseItemized(value: unknown, partial: boolean): NoticeItemizedPurpose[
       `itemized[${i}].personalDataDescription`,
       2000,
     );
-    if (entry.tracking === undefined) return { purpose, personalDataDescription };
-    if (typeof entry.tracking !== "boolean")
-      throw new NoticeValidationError(`itemized[${i}].tracking`, "must be true or false");
-    return { purpose, personalDataDescription, tracking: entry.tracking };
+    const parsed: NoticeItemizedPurpose = { purpose, personalDataDescription };
+    if (entry.tracking !== undefined) {
+      if (typeof entry.tracking !== "boolean")
+        throw new NoticeValidationError(`itemized[${i}].tracking`, "must be true or false");
+      parsed.tracking = entry.tracking;
+    }
+    if (entry.dataTypes !== undefined) parsed.dataTypes = parseDataTypes(entry.dataTypes, i);
+    return parsed;
+  });
+}
+
+/** An itemised purpose's data types: what consent records name, so the audit hash's rules apply. */
+function parseDataTypes(value: unknown, i: number): string[] {
+  const field = `itemized[${i}].dataTypes`;
+  if (!Array.isArray(value) || value.length === 0 || value.length > 100)
+    throw new NoticeValidationError(field, "must list 1 to 100 data types");
+  const seen = new Set<string>();
+  return value.map((item: unknown, j) => {
+    const dataType = requireText(item, `${field}[${j}]`, 200);
+    if (/[|,]/.test(dataType)) throw new NoticeValidationError(`${field}[${j}]`, "must not contain | or ,");
+    if (seen.has(dataType))
+      throw new NoticeValidationError(`${field}[${j}]`, `duplicate data type ${dataType}`);
+    seen.add(dataType);
+    return dataType;
   });
 }
 
@@ -239,6 +263,7 @@ export function contentHash(draft: NoticeDraftContent): string {
       purpose: p.purpose,
       personalDataDescription: p.personalDataDescription,
       tracking: p.tracking,
+      dataTypes: p.dataTypes,
     })),
     content: languages.map((l) => [l, inTextFieldOrder(draft.content[l] ?? {})]),
   });
@@ -273,6 +298,7 @@ const toVersion = (stored: StoredVersion): NoticeVersion => ({
   content: inDisplayOrder(stored.content, stored.languages),
   languages: stored.languages,
   publishedAt: stored.publishedAt,
+  ...(stored.key === undefined ? {} : { key: stored.key }),
 });
 
 export interface PublishResult {
@@ -385,6 +411,7 @@ export function noticeBody(notice: NoticeVersion) {
   return {
     _id: notice.noticeId,
     noticeId: notice.noticeId,
+    ...(notice.key === undefined ? {} : { key: notice.key }),
     organizationId: notice.organizationId,
     version: notice.version,
     itemized: notice.itemized,

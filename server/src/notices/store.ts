@@ -50,6 +50,8 @@ export interface StoredVersion {
   archivedAt: number | null;
   publishedBy: string | null;
   archivedBy: string | null;
+  /** The notice's key; read with published versions (public reads), absent otherwise. */
+  key?: string;
 }
 
 /** A notice_drafts row with its notice's key. */
@@ -112,8 +114,13 @@ const selectPublished = () =>
     .innerJoin("notice_versions as v", (join) =>
       join.onRef("v.organization_id", "=", "n.organization_id").onRef("v.notice_id", "=", "n.notice_id"),
     )
-    .select(VERSION_COLUMNS)
+    .select([...VERSION_COLUMNS, "n.notice_key"])
     .where("v.status", "=", "published");
+
+const toPublishedVersion = (row: VersionRow & { notice_key: string }): StoredVersion => ({
+  ...toStoredVersion(row),
+  key: row.notice_key,
+});
 
 const selectDrafts = () =>
   qb
@@ -393,7 +400,7 @@ export async function findPublishedVersion(
   noticeId: string,
 ): Promise<StoredVersion | undefined> {
   const row = await first(db, selectPublished().where("n.notice_id", "=", noticeId));
-  return row && toStoredVersion(row);
+  return row && toPublishedVersion(row);
 }
 
 /**
@@ -415,7 +422,7 @@ export async function findPublishedVersionOrFallback(
       .orderBy(sql`(n.notice_id = ${preferred})`, "desc")
       .limit(1),
   );
-  return row && toStoredVersion(row);
+  return row && toPublishedVersion(row);
 }
 
 /**
@@ -435,7 +442,10 @@ export async function listPublishedVersions(
     query = query.where((eb) => eb(eb.refTuple("n.created_at", "n.notice_id"), ">", eb.tuple(...after)));
   if (read) query = query.limit(read.limit);
   const found = await rows(db, query.orderBy("n.created_at").orderBy("n.notice_id"));
-  return found.map((row) => ({ key: [row.notice_created_at, row.notice_id], version: toStoredVersion(row) }));
+  return found.map((row) => ({
+    key: [row.notice_created_at, row.notice_id],
+    version: toPublishedVersion(row),
+  }));
 }
 
 // Drafts (at most one per notice; not evidence, so replaced and deleted freely).

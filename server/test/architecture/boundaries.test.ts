@@ -15,7 +15,7 @@ const COMPOSITION = new Set(["routes.js", "server.js", "app.js"]);
 const files = sourceFiles().map((full) => ({ full, file: relativeToSrc(full) }));
 const folderOf = (file: string) => (file.includes("/") ? file.split("/")[0]! : "");
 const domainFolders = new Set(
-  files.map((f) => folderOf(f.file)).filter((d) => d && !FRAME.has(d) && d !== "cli" && d !== "demo"),
+  files.map((f) => folderOf(f.file)).filter((d) => d && !FRAME.has(d) && !["cli", "demo", "web"].includes(d)),
 );
 
 /** The src/ folder an import lands in, or undefined for a package. */

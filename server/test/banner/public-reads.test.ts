@@ -10,6 +10,7 @@ import { seedOrganization, startTestApp, type SeededOrg, type TestApp } from "..
 type NoticeBody = {
   _id: string;
   noticeId: string;
+  key?: string;
   organizationId: string;
   version: number;
   itemized: { purpose: string; personalDataDescription: string }[];
@@ -101,6 +102,7 @@ describe("public reads", () => {
       const expected: NoticeBody = {
         _id: published.noticeId,
         noticeId: published.noticeId,
+        key: "default",
         organizationId: seeded.org.organizationId,
         version: 1,
         itemized: ITEMIZED,

@@ -1,6 +1,7 @@
 // Consent capture and withdrawal: anonymous capture (public, rate-limited, idempotent) and the
 // /cm/v1 consent-manager routes, with every bad input the contract names.
 import assert from "node:assert/strict";
+import { computeAuditHash } from "@guard/contract";
 import { after, before, describe, test } from "node:test";
 import { assertApiError } from "../support/api-error.js";
 import {
@@ -247,6 +248,18 @@ describe("/cm/v1 consent: record, read, withdraw", () => {
       status: "active",
       noticeId,
       noticeVersion: 1,
+      source: "direct",
+      auditKeyVersion: 1,
+      // The evidence the fiduciary can check itself: the contract's audit hash of this consent.
+      auditHash: computeAuditHash(t.config.auditKeys[1]!, {
+        organizationId: acme.org.organizationId,
+        noticeId,
+        noticeVersion: 1,
+        purpose: "Newsletter",
+        dataTypes: ["email"],
+        givenAt: t.clock.now(),
+        source: "direct",
+      }),
     });
     const [row] = await t.db.query<{ principal_id: string; source: string }>(
       "SELECT principal_id, source FROM consents WHERE consent_id = $1",

@@ -1,6 +1,7 @@
 // GET /api/v1/consent-status (lookup by email or externalId) and POST /api/v1/cm/signal (inbound
 // Consent Manager signals with duplicate detection).
 import assert from "node:assert/strict";
+import { computeAuditHash } from "@guard/contract";
 import { after, before, describe, test } from "node:test";
 import { assertApiError } from "../support/api-error.js";
 import { principal, publishTestNotice, recordConsent } from "../support/consent-fixtures.js";
@@ -49,6 +50,20 @@ describe("consent status and CM signals", () => {
       headers: bearer(acme.apiKey),
     });
 
+    // Each entry carries its evidence: the contract's audit hash, which the fiduciary can recompute.
+    const evidence = (purpose: string, givenAt: number) => ({
+      source: "direct",
+      auditHash: computeAuditHash(t.config.auditKeys[1]!, {
+        organizationId: acme.org.organizationId,
+        noticeId,
+        noticeVersion: 1,
+        purpose,
+        dataTypes: ["email"],
+        givenAt,
+        source: "direct",
+      }),
+      auditKeyVersion: 1,
+    });
     const expected = {
       principal: { principalId: user.principalId, externalId: "status-1", email: "status@example.com" },
       consents: [
@@ -60,6 +75,7 @@ describe("consent status and CM signals", () => {
           status: "active",
           givenAt: t.clock.now() - 1000,
           withdrawnAt: null,
+          ...evidence("Marketing", t.clock.now() - 1000),
         },
         {
           consentId: first.consentId,
@@ -69,6 +85,7 @@ describe("consent status and CM signals", () => {
           status: "withdrawn",
           givenAt: t.clock.now() - 2000,
           withdrawnAt: t.clock.now(),
+          ...evidence("Account", t.clock.now() - 2000),
         },
       ],
     };

@@ -517,4 +517,49 @@ describe("notices (staff lifecycle)", () => {
     assert.deepEqual(detail.draft.content, { en: COMPLETE_EN });
     assertApiError(await t.request({ method: "GET", url: "/api/v1/staff/notices" }), 401, "UNAUTHORIZED");
   });
+
+  test("itemised purposes may name their data types; the public notice carries them and its key", async () => {
+    const seeded = await seedOrganization(t);
+    const itemized = [
+      { purpose: "Account", personalDataDescription: "Name and email address", dataTypes: ["name", "email"] },
+      {
+        purpose: "Analytics",
+        personalDataDescription: "Pages visited",
+        tracking: true,
+        dataTypes: ["page-views"],
+      },
+      { purpose: "Marketing", personalDataDescription: "Email address" },
+    ];
+    const draft = await create(seeded, { key: "web", itemized, content: { en: COMPLETE_EN } });
+    assert.equal((await publish(seeded, draft.noticeId)).statusCode, 200);
+    const notice = await ok<{ key: string; itemized: unknown[] }>(await publicNotice(draft.noticeId));
+    assert.equal(notice.key, "web");
+    assert.deepEqual(notice.itemized, itemized);
+    const listed = await ok<{ notices: { key: string }[] }>(
+      await t.request({ method: "GET", url: `/api/v1/org/${seeded.org.organizationId}/notices` }),
+    );
+    assert.deepEqual(
+      listed.notices.map((n) => n.key),
+      ["web"],
+    );
+
+    for (const [dataTypes, field] of [
+      [[], "itemized[0].dataTypes"],
+      [["email", "email"], "itemized[0].dataTypes[1]"],
+      [["a,b"], "itemized[0].dataTypes[0]"],
+      [["a|b"], "itemized[0].dataTypes[0]"],
+      ["email", "itemized[0].dataTypes"],
+    ] as const) {
+      const res = await saveDraft(seeded, draft.noticeId, {
+        itemized: [{ purpose: "Account", personalDataDescription: "Name", dataTypes }],
+        content: { en: COMPLETE_EN },
+      });
+      assertApiError(res, 400, "VALIDATION_ERROR");
+      assert.match(
+        String(res.json().field),
+        new RegExp(field.replace(/[[\]|.]/g, "\\$&")),
+        JSON.stringify(dataTypes),
+      );
+    }
+  });
 });

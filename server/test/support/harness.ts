@@ -1,6 +1,7 @@
 // Test harness: a fresh database for each test file, on the engine GUARD_TEST_DB names (`pglite`,
 // the default, or `postgres` with GUARD_TEST_DATABASE_URL pointing at a throwaway cluster's
 // maintenance database), and an app built around it for inject() calls.
+import { bannerScriptFrom, type BannerScript } from "../../src/banner/script.js";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -111,8 +112,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A stand-in for the built banner script, so the server tests do not depend on `banner/` being built. */
+export const TEST_BANNER_SCRIPT = bannerScriptFrom(
+  Buffer.from("/* Guard banner (test stand-in) */\n"),
+  "0.0.0-test",
+);
+
 /** An app on a fresh database, checking every response against the contract. */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  appOptions: { bannerScript?: BannerScript | null; demoShop?: boolean } = {},
+): Promise<TestApp> {
   const { db, url, dispose } = await openTestDatabase();
   const clock = new ManualClock();
   const config = testConfig({ logLevel: "info", ...overrides });
@@ -124,6 +134,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     routes: ROUTE_MODULES,
     checkResponses: true,
     logStream: { write: (line: string) => void logs.push(line) },
+    bannerScript: appOptions.bannerScript === undefined ? TEST_BANNER_SCRIPT : appOptions.bannerScript,
+    demoShop: appOptions.demoShop ?? false,
   });
   return {
     app,
@@ -154,6 +166,7 @@ export async function startSecondInstance(t: TestApp): Promise<TestApp> {
     routes: ROUTE_MODULES,
     checkResponses: true,
     logStream: { write: () => undefined },
+    bannerScript: TEST_BANNER_SCRIPT,
   });
   return {
     ...t,

@@ -27,7 +27,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
           const demo = options.seedDemo ? await seedDemo(db, Date.now()) : undefined;
           // --port overrides PORT; 0 picks a free port (tests, several local servers).
           const config = options.port === undefined ? ctx.config : { ...ctx.config, port: options.port };
-          const server = await startServer(config, { db });
+          const server = await startServer(config, { db, demoShop: options.seedDemo === true });
           const base = server.url;
           const lines = [
             `Guard is running at ${base} (${ctx.config.databaseUrl ? "PostgreSQL server" : `embedded database in ${ctx.config.dataDir}`})`,
@@ -44,6 +44,14 @@ export function registerServeCommands(program: Command, run: RunAction): void {
               `  service key:    ${demo.apiKey}`,
               `  try:            curl ${base}/api/v1/org/demo`,
             );
+          }
+          if (options.seedDemo) {
+            // The demo organisation registers localhost and 127.0.0.1, so either host shows the banner.
+            lines.push(
+              `  Demo shop:      ${base.replace("127.0.0.1", "localhost")}/demo/shop (the hosted consent banner)`,
+            );
+            if (!server.app.hasRoute({ method: "GET", url: "/banner/v1/guard.js" }))
+              lines.push("  (no banner script: run `npm run build -w banner`, then restart)");
           }
           ctx.out.note(lines.join("\n"));
           if (ctx.out.json) ctx.out.result({ url: base, demo: demo ?? null });

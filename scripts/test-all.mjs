@@ -64,14 +64,17 @@ function findFiles(dir, suffix) {
  * counts. Environment the tests must honour: GUARD_TEST_DB (pglite | postgres) and, for postgres,
  * GUARD_TEST_DATABASE_URL (a superuser URL on the `postgres` database; tests create their own databases).
  */
-function nodeTestSuite({ id, title, dir, env = {}, setup }) {
+function nodeTestSuite({ id, title, dir, exclude, env = {}, setup }) {
   return {
     id,
     title,
     requires: dir,
     setup,
     steps: (ctx) => {
-      const files = findFiles(path.join(ROOT, dir), ".test.ts");
+      const skipped = exclude && path.join(ROOT, exclude) + path.sep;
+      const files = findFiles(path.join(ROOT, dir), ".test.ts").filter(
+        (f) => !skipped || !f.startsWith(skipped),
+      );
       if (files.length === 0) return { skip: `${dir} has no *.test.ts files yet` };
       const tap = path.join(ctx.tmpDir, `${id}.tap`);
       return [
@@ -158,6 +161,24 @@ const SUITES = [
   },
   nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
   nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
+  nodeTestSuite({ id: "banner", title: "banner", dir: "banner/test", exclude: "banner/test/browser" }),
+  // The hosted banner in Debian's Chromium against a real listening Guard, on each engine.
+  nodeTestSuite({
+    id: "banner-browser-pglite",
+    title: "banner in Chromium (PGlite)",
+    dir: "banner/test/browser",
+    env: serverEnv("pglite"),
+  }),
+  nodeTestSuite({
+    id: "banner-browser-postgres",
+    title: "banner in Chromium (PostgreSQL)",
+    dir: "banner/test/browser",
+    env: serverEnv("postgres"),
+    setup: async (ctx) => {
+      const cluster = await startThrowawayPostgres({ log: ctx.log });
+      return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
+    },
+  }),
   {
     id: "python-sdk",
     title: "Python SDK (pytest)",

@@ -146,6 +146,12 @@ export const SAMPLE_BODIES: Record<string, (ids: Ids) => Record<string, unknown>
     dataTypes: ["email"],
     anonymousId: `sample-${randomBytes(3).toString("hex")}`,
   }),
+  withdrawConsentAnonymous: (ids) => ({
+    organizationId: ids.organizationId,
+    noticeId: ids.noticeId,
+    purpose: "Account",
+    anonymousId: ids.anonymousId,
+  }),
   linkAnonymousConsent: (ids) => ({ anonymousId: ids.anonymousId }),
   recordConsent: (ids) => ({
     email: ids.email,

@@ -26,6 +26,8 @@ public data class NoticeItemizedPurpose @JvmOverloads constructor(
     public val personalDataDescription: String,
     /** Whether the purpose is tracking, behavioural monitoring or targeted advertising (DPDP s.9(3)), when the notice says. */
     public val tracking: Boolean? = null,
+    /** The personal-data types consent to this purpose covers, when the notice names them (contract 1.9.0). */
+    public val dataTypes: List<String>? = null,
 )
 
 /** `NoticeLanguageContent`: the notice text in one language. */
@@ -54,6 +56,8 @@ public data class Notice @JvmOverloads constructor(
     public val noticeId: String? = null,
     public val publishedAt: Long? = null,
     public val languages: List<String>? = null,
+    /** The organisation's name for the notice; `default` is its default notice (contract 1.9.0). */
+    public val key: String? = null,
 )
 
 /** `{ notices }` of `GET /api/v1/org/{orgId}/notices`: published notices only. */
@@ -209,6 +213,12 @@ public data class ConsentRecord @JvmOverloads constructor(
     /** The notice the consent was given against. */
     public val noticeId: String? = null,
     public val noticeVersion: Int? = null,
+    /** How the consent was given: `brokered`, `direct`, `anonymous` or `linked` (contract 1.9.0). */
+    public val source: String? = null,
+    /** The consent's audit hash, lowercase hex (contract 1.9.0); check it with [computeAuditHash]. */
+    public val auditHash: String? = null,
+    /** The audit key version [auditHash] was made with (contract 1.9.0). */
+    public val auditKeyVersion: Int? = null,
 ) : ConsentLike
 
 /** The principal a consent-status lookup resolved to. */
@@ -221,7 +231,7 @@ public data class ConsentStatusPrincipal(
 
 /** `ConsentStatusEntry`: one consent in a consent-status answer. */
 @Serializable
-public data class ConsentStatusEntry(
+public data class ConsentStatusEntry @JvmOverloads constructor(
     public val consentId: String,
     public val noticeId: String,
     public val noticeVersion: Int,
@@ -230,6 +240,12 @@ public data class ConsentStatusEntry(
     public val status: String,
     public val givenAt: Long,
     override val withdrawnAt: Long?,
+    /** How the consent was given: `brokered`, `direct`, `anonymous` or `linked` (contract 1.9.0). */
+    public val source: String? = null,
+    /** The consent's audit hash, lowercase hex (contract 1.9.0); check it with [computeAuditHash]. */
+    public val auditHash: String? = null,
+    /** The audit key version [auditHash] was made with (contract 1.9.0). */
+    public val auditKeyVersion: Int? = null,
 ) : ConsentLike
 
 /** `ConsentStatus`: a principal and every consent they hold at the key's organisation, newest first. */

@@ -1,36 +1,17 @@
 // The notice's languages: which one to show first, their names for the switcher, and direction.
-// The table mirrors the contract's NoticeLanguageCode list (server/src/notices/languages.ts); it is
-// built in, not fetched, so the switcher costs no request.
+// The names come from the server's own list (server/src/notices/languages.ts, plain data with no
+// imports), bundled in rather than fetched, so the switcher costs no request.
+import { NOTICE_LANGUAGE_LIST } from "../../server/src/notices/languages.js";
 
 /** Each notice language's name for itself (CLDR), as a picker shows it. */
-export const NATIVE_NAMES: Readonly<Record<string, string>> = {
-  en: "English",
-  as: "অসমীয়া",
-  bn: "বাংলা",
-  brx: "बर’",
-  doi: "डोगरी",
-  gu: "ગુજરાતી",
-  hi: "हिन्दी",
-  kn: "ಕನ್ನಡ",
-  ks: "کٲشُر",
-  kok: "कोंकणी",
-  mai: "मैथिली",
-  ml: "മലയാളം",
-  mni: "মৈতৈলোন্",
-  mr: "मराठी",
-  ne: "नेपाली",
-  or: "ଓଡ଼ିଆ",
-  pa: "ਪੰਜਾਬੀ",
-  sa: "संस्कृत भाषा",
-  sat: "ᱥᱟᱱᱛᱟᱲᱤ",
-  sd: "سنڌي",
-  ta: "தமிழ்",
-  te: "తెలుగు",
-  ur: "اردو",
-};
+export const NATIVE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  NOTICE_LANGUAGE_LIST.map((language) => [language.code, language.nativeName]),
+);
 
 // Kashmiri, Sindhi and Urdu notices are written in Perso-Arabic script.
-const RIGHT_TO_LEFT = ["ks", "sd", "ur"];
+const RIGHT_TO_LEFT: readonly string[] = NOTICE_LANGUAGE_LIST.filter((l) => l.direction === "rtl").map(
+  (l) => l.code,
+);
 
 export const nativeName = (code: string): string => NATIVE_NAMES[code] ?? code;
 

@@ -2,6 +2,7 @@
 // decision; a cookie holds the anonymous id too, because the fiduciary's backend can read a cookie
 // at sign-in (and link the guest's consents to the account) but cannot read localStorage. Where
 // storage throws (Safari private mode, blocked cookies) the decision lives in memory for the page.
+import { uuidV4 } from "../../sdks/js/src/uuid.js";
 import type { BannerNotice, Choices, StoredDecision } from "./types.js";
 
 export const decisionKey = (orgId: string): string => `guard:${orgId}`;
@@ -146,15 +147,5 @@ export class DecisionStore {
   }
 }
 
-/**
- * A random UUIDv4 for the anonymous id. `crypto.randomUUID` exists only in secure contexts (https,
- * localhost); a page on plain http elsewhere still has `getRandomValues`.
- */
-export function mintAnonymousId(webCrypto: Crypto = globalThis.crypto): string {
-  if (typeof webCrypto.randomUUID === "function") return webCrypto.randomUUID();
-  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** A random UUIDv4 for the anonymous id (made the way @guard/js makes idempotency keys). */
+export const mintAnonymousId = (webCrypto: Crypto = globalThis.crypto): string => uuidV4(webCrypto);

@@ -43,6 +43,7 @@ import type {
   PageParams,
   RevokeNominationResult,
 } from "./types.js";
+import { uuidV4 } from "./uuid.js";
 import { PACKAGE_NAME, VERSION } from "./version.js";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -139,20 +140,6 @@ function checkPageParams(params: PageParams | undefined): PageParams {
   if (typeof params !== "object") throw new TypeError("Page params must be an object: { limit?, cursor? }");
   rejectUnknown(params, PAGE_PARAMS, "page param");
   return params;
-}
-
-/**
- * A random UUIDv4. `crypto.randomUUID` exists only in secure contexts (https, localhost); a page
- * served over plain http elsewhere still has `getRandomValues`.
- */
-function uuid(): string {
-  const webCrypto = globalThis.crypto;
-  if (typeof webCrypto.randomUUID === "function") return webCrypto.randomUUID();
-  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Every item of a list, page after page, following `nextCursor` from `params.cursor` on. */
@@ -425,7 +412,7 @@ export class GuardClient {
     if (operation.body !== undefined) headers.set("Content-Type", "application/json");
     else headers.delete("Content-Type");
     // One key per logical call, minted before the first attempt, so every retry replays it.
-    const key = options.idempotencyKey ?? (operation.create ? uuid() : undefined);
+    const key = options.idempotencyKey ?? (operation.create ? uuidV4() : undefined);
     if (key !== undefined) headers.set("Idempotency-Key", key);
     return headers;
   }

@@ -52,6 +52,8 @@ const OPERATION_EXCLUSIONS: Record<string, string> = {
   getNoticesForOrg: "public by contract: an organisation's published notices are for anyone to read",
   getResponsePeriods: "public by contract: the organisation's published response periods",
   getNoticeById: "public by contract: a published notice is readable by id without a credential",
+  createStaffAccount:
+    "email is the new account's sign-in name in the caller's own organisation, not a record of another: the same email in two organisations is two accounts by design",
   createStaffSession:
     "sign-in: slug, email and password are the credential (cross-organisation sign-in: server/test/http/tenant-isolation.test.ts)",
   brokerToken:

@@ -26,6 +26,15 @@ export async function buildFixtures(server: LiveServer, org: Org, marker: string
   ids.organizationId = ids.orgId = ids.id = org.org.organizationId;
   ids.slug = org.org.slug;
   ids.apiKeyId = org.apiKeyId;
+  // A viewer account besides the signed-in admin, so a change to it never ends the run's session.
+  ids.staffId = expectStatus<{ account: { staffId: string } }>(
+    await call("/api/v1/staff/accounts", "POST", org.staff, {
+      email: `${marker}@example.com`,
+      role: "viewer",
+    }),
+    201,
+    "staff account",
+  ).account.staffId;
   ids.email = org.principal.email;
   ids.externalId = org.principal.externalId;
   ids.noticeId = await publishNotice(server, org, marker);
@@ -124,6 +133,11 @@ export const SAMPLE_BODIES: Record<string, (ids: Ids) => Record<string, unknown>
     password: "wrong",
   }),
   createApiKey: () => ({ name: "sample" }),
+  createStaffAccount: () => ({
+    email: `staff-${randomBytes(4).toString("hex")}@example.com`,
+    role: "viewer",
+  }),
+  updateStaffAccount: () => ({ role: "dpo" }),
   createWebhookEndpoint: () => ({ url: "http://127.0.0.1:9/hooks", events: ["consent.given"] }),
   updateWebhookEndpoint: () => ({ enabled: false }),
   createStaffNotice: () => ({ key: `sample-${randomBytes(3).toString("hex")}`, ...NOTICE_DRAFT }),

@@ -14,6 +14,7 @@ import { buildApp, type RouteContext, type RouteModule } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { loadBannerScript, type BannerScript } from "./banner/script.js";
 import { registerBannerScript } from "./web/banner-script.js";
+import { loadDashboard, registerDashboard, type DashboardBuild } from "./web/dashboard.js";
 import { registerDemoShop } from "./web/demo-shop.js";
 
 /** What every route module receives: the frame's context and the domains' shared services. */
@@ -39,6 +40,8 @@ export interface AppOptions {
   bannerScript?: BannerScript | null;
   /** Serve the demo shop page (`/demo/shop`), as `guard serve --seed-demo` does. */
   demoShop?: boolean;
+  /** The dashboard to serve under /dashboard; default: the build in dashboard/dist; null serves none. */
+  dashboard?: DashboardBuild | null;
 }
 
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
@@ -64,6 +67,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     });
     if (context.bannerScript) registerBannerScript(app, context.bannerScript);
     if (options.demoShop) registerDemoShop(app);
+    const dashboard = options.dashboard === null ? undefined : (options.dashboard ?? loadDashboard());
+    if (dashboard) registerDashboard(app, dashboard);
     app.addHook("onClose", () => invalidations.close());
     return app;
   } catch (error) {

@@ -1,6 +1,7 @@
 // Every domain's route module, in one list. A domain adds its routes here when its issue lands;
 // the served OpenAPI document advertises exactly the operations registered.
 import { accountRoutes } from "./accounts/routes.js";
+import { auditRoutes } from "./audit/routes.js";
 import { bannerRoutes } from "./banner/routes.js";
 import { capabilityRoutes } from "./capabilities/routes.js";
 import { consentRoutes } from "./consent/routes.js";
@@ -8,6 +9,7 @@ import { gateRoutes } from "./gate/routes.js";
 import type { RouteModule } from "./http/app.js";
 import type { AppContext } from "./app.js";
 import { noticeRoutes } from "./notices/routes.js";
+import { overviewRoutes } from "./overview/routes.js";
 import { rightsRoutes } from "./rights/routes.js";
 import { organizationSettingsRoutes } from "./settings/routes.js";
 import { systemRoutes } from "./system/routes.js";
@@ -24,4 +26,6 @@ export const ROUTE_MODULES: RouteModule<AppContext>[] = [
   gateRoutes,
   capabilityRoutes,
   organizationSettingsRoutes,
+  overviewRoutes,
+  auditRoutes,
 ];

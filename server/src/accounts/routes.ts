@@ -1,4 +1,5 @@
-// HTTP routes of the accounts domain: staff sign-in/out, service API keys, principal token broker.
+// HTTP routes of the accounts domain: staff sign-in/out, staff accounts, service API keys, principal
+// token broker.
 import type { RouteModule } from "../http/app.js";
 import { serviceOf, staffOf } from "../http/credentials.js";
 import type { StaffCredential } from "../lib/credentials.js";
@@ -10,8 +11,9 @@ import { findOrganizationBySlug } from "./organizations.js";
 import { mintPrincipalToken } from "./principal-tokens.js";
 import { ensurePrincipal, setPrincipalEmail } from "./principals.js";
 import { signInStaff } from "./staff.js";
+import { createStaffAccount, updateStaffAccount } from "./staff-accounts.js";
 import { endStaffSession, SESSION_COOKIE, startStaffSession } from "./staff-sessions.js";
-import { listApiKeys } from "./store.js";
+import { listApiKeys, listStaffUsers } from "./store.js";
 
 const sessionBody = (s: Omit<StaffCredential, "kind">) => ({
   staffId: s.staffId,
@@ -110,6 +112,49 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
       );
       if (!result) throw notFound("No such API key in this organisation");
       return result;
+    },
+  },
+  {
+    operationId: "listStaffAccounts",
+    handler: async (request) => {
+      const { organizationId } = staffOf(request);
+      // Accounts are made by hand, so an organisation has few: the list is read whole and paged here.
+      const page = pageInMemory(await listStaffUsers(db, organizationId), request.query, {
+        scope: pageScope("listStaffAccounts", organizationId),
+        shape: ["number", "string"],
+        keyOf: (account) => [account.createdAt, account.staffId],
+      });
+      return { accounts: page.items, nextCursor: page.nextCursor };
+    },
+  },
+  {
+    operationId: "createStaffAccount",
+    roles: ["admin"],
+    handler: async (request) => {
+      const { organizationId } = staffOf(request);
+      const { email, role, password } = request.body;
+      return createStaffAccount(db, { organizationId, email, role, password }, clock.now());
+    },
+  },
+  {
+    operationId: "updateStaffAccount",
+    roles: ["admin"],
+    handler: async (request) => {
+      const staff = staffOf(request);
+      const { role, disabled } = request.body;
+      return db.transaction((tx) =>
+        updateStaffAccount(
+          tx,
+          {
+            organizationId: staff.organizationId,
+            actorStaffId: staff.staffId,
+            staffId: request.params.staffId,
+            role,
+            disabled,
+          },
+          clock.now(),
+        ),
+      );
     },
   },
   {

@@ -15,8 +15,11 @@ export interface StaffUser {
   createdAt: number;
 }
 
-/** Minimum password length; NIST SP 800-63B asks for at least 8 and no composition rules. */
-const MIN_PASSWORD_LENGTH = 10;
+/**
+ * Password length bounds, the contract's for createStaffAccount (12 to 1024), kept for the CLI too.
+ * NIST SP 800-63B asks for at least 8 and no composition rules.
+ */
+const MIN_PASSWORD_LENGTH = 12;
 const MAX_PASSWORD_LENGTH = 1024;
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -1,6 +1,8 @@
 // HTTP routes of the consent domain: anonymous capture, /cm/v1 create/read/withdraw, linking a
-// guest's consents, consent status, inbound CM signals and parental verification.
-import { principalOf, serviceOf } from "../http/credentials.js";
+// guest's consents, consent status, inbound CM signals, parental verification, and the staff
+// principal lookup and consent evidence export.
+import type { FastifyBaseLogger } from "fastify";
+import { principalOf, serviceOf, staffOf } from "../http/credentials.js";
 import { findPrincipal } from "../accounts/principals.js";
 import type { RouteModule } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
@@ -18,9 +20,37 @@ import {
   withdrawGuestConsent,
   type ConsentDeps,
 } from "./consents.js";
+import {
+  consentEvidenceCsv,
+  countEvidenceRows,
+  evidenceFileName,
+  evidenceReadable,
+  parseGivenRange,
+} from "./evidence-export.js";
+import { lookUpPrincipal, principalByQuery } from "./lookup.js";
 import { consentEvidence, consentRecordBody, findConsent } from "./model.js";
 import { parentalConsentVerifier, recordParentalVerification } from "./parental-verification.js";
 import { readConsentSettings } from "./settings.js";
+
+/**
+ * The export's chunks, with a failure logged: once the header is out it cannot become a 4xx, so the
+ * frame closes the connection (a truncated download) and this says why.
+ */
+async function* loggedExport(log: FastifyBaseLogger, chunks: AsyncGenerator<string>): AsyncGenerator<string> {
+  let bytes = 0;
+  try {
+    for await (const chunk of chunks) {
+      bytes += chunk.length;
+      yield chunk;
+    }
+  } catch (error) {
+    log.error(
+      { err: error, charactersSent: bytes },
+      "consent evidence export failed mid-stream; closing the connection",
+    );
+    throw error;
+  }
+}
 
 export const consentRoutes: RouteModule = ({ config, db, clock }) => {
   const deps: ConsentDeps = { auditKeys: config.auditKeys };
@@ -211,19 +241,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "getConsentStatus",
       handler: async (request) => {
         const service = serviceOf(request);
-        const query = request.query;
-        if ((query.email === undefined) === (query.externalId === undefined)) {
-          throw validationError(
-            query.email === undefined ? "email" : "externalId",
-            "Pass exactly one of email and externalId",
-          );
-        }
-        const principal = await findPrincipal(
-          db,
-          service.organizationId,
-          query.email !== undefined ? { email: query.email } : { externalId: query.externalId! },
-        );
-        if (!principal) throw notFound("No data principal of this organisation matches");
+        const principal = await principalByQuery(db, service.organizationId, request.query);
         const consents = await listConsentsOfPrincipal(db, service.organizationId, principal.principalId);
         return {
           principal,
@@ -238,6 +256,28 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
             ...consentEvidence(c),
           })),
         };
+      },
+    },
+    {
+      operationId: "staffLookUpPrincipal",
+      handler: async (request) => lookUpPrincipal(db, staffOf(request).organizationId, request.query),
+    },
+    {
+      operationId: "staffExportConsentEvidence",
+      handler: async (request, reply) => {
+        const staff = staffOf(request);
+        const range = parseGivenRange(request.query);
+        const count = await countEvidenceRows(db, staff.organizationId, range);
+        reply
+          .type("text/csv; charset=utf-8")
+          .header(
+            "content-disposition",
+            `attachment; filename="${evidenceFileName(staff.organizationSlug, range)}"`,
+          )
+          .header("x-guard-export-rows", String(count));
+        return evidenceReadable(
+          loggedExport(request.log, consentEvidenceCsv(db, staff.organizationId, range)),
+        );
       },
     },
     {

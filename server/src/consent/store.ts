@@ -3,7 +3,7 @@
 // and cm_signals. Only this module reads or writes them; every statement filters by the caller's
 // organization_id. The Consent Gate reads consents through `consentStandsSql` (below).
 import type { Queryable } from "../db/database.js";
-import { execute, first, qb, rows } from "../db/query.js";
+import { execute, first, qb, rows, sql } from "../db/query.js";
 import type { Consent, ConsentSource, WithdrawalReason } from "./model.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -270,6 +270,62 @@ export async function pageConsents(
   return found.map(toStoredConsent);
 }
 
+/** How many consents of the organisation were given in [from, to). */
+export async function countConsentsGivenBetween(
+  db: Queryable,
+  organizationId: string,
+  range: { from: number; to: number },
+): Promise<number> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("consents")
+      .select((eb) => eb.fn.countAll<string | number>().as("n"))
+      .where("organization_id", "=", organizationId)
+      .where("given_at", ">=", range.from)
+      .where("given_at", "<", range.to),
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Where a page of consents in given order starts: after this (given_at, consent_id). */
+export interface GivenKey {
+  givenAt: number;
+  consentId: string;
+}
+
+/**
+ * Up to `limit` consents of the organisation given in [from, to), by (given_at, consent_id), after
+ * `after` when set: a keyset on consents_by_given_at, so each page is one index range and a
+ * statement of its own (no transaction is held between pages).
+ */
+export async function pageConsentsGivenBetween(
+  db: Queryable,
+  organizationId: string,
+  range: { from: number; to: number },
+  after: GivenKey | null,
+  limit: number,
+): Promise<StoredConsent[]> {
+  let query = selectConsents(organizationId).where("given_at", "<", range.to);
+  query = after
+    ? query.where((eb) =>
+        eb.or([
+          eb("given_at", ">", after.givenAt),
+          eb.and([eb("given_at", "=", after.givenAt), eb("consent_id", ">", after.consentId)]),
+        ]),
+      )
+    : query;
+  const found = await rows(
+    db,
+    query
+      .where("given_at", ">=", after ? after.givenAt : range.from)
+      .orderBy("given_at")
+      .orderBy("consent_id")
+      .limit(limit),
+  );
+  return found.map(toStoredConsent);
+}
+
 /**
  * The Consent Gate's lookup of one consent, as an SQL expression for the gate's group statement
  * (gate/store.ts) to embed: true while the consent stands, false once withdrawn, null when the
@@ -414,6 +470,43 @@ export async function consentEventsOf(
   return found.map(toChainedEvent);
 }
 
+/** The newest `limit` events of these consents, in chain order (oldest of them first). */
+export async function newestConsentEventsOf(
+  db: Queryable,
+  organizationId: string,
+  consentIds: readonly string[],
+  limit: number,
+): Promise<ChainedConsentEvent[]> {
+  if (consentIds.length === 0) return [];
+  const found = await rows(
+    db,
+    selectEvents(organizationId)
+      .where("consent_id", "in", consentIds)
+      .orderBy("audit_seq", "desc")
+      .limit(limit),
+  );
+  return found.map(toChainedEvent).reverse();
+}
+
+/** The chain position of each consent's latest event; consents without events are left out. */
+export async function latestEventSeqsOf(
+  db: Queryable,
+  organizationId: string,
+  consentIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (consentIds.length === 0) return new Map();
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consent_events")
+      .select((eb) => ["consent_id", eb.fn.max("audit_seq").as("seq")])
+      .where("organization_id", "=", organizationId)
+      .where("consent_id", "in", consentIds)
+      .groupBy("consent_id"),
+  );
+  return new Map(found.map((r) => [r.consent_id, Number(r.seq)]));
+}
+
 /**
  * Up to `limit` events' ids with their consent and chain position, by event id after
  * `afterEventId` (a keyset on the primary key, so each page is one index range).
@@ -435,6 +528,61 @@ export async function pageConsentEventSeqs(
       .limit(limit),
   );
   return found.map((r) => ({ eventId: r.event_id, auditSeq: r.audit_seq, consentId: r.consent_id }));
+}
+
+/** Consents given and withdrawn on one calendar day (a day number, see consentEventsPerDay) and purpose. */
+export interface ConsentDayCount {
+  dayNumber: number;
+  purpose: string;
+  given: number;
+  withdrawn: number;
+}
+
+/**
+ * Given and withdrawn events with occurred_at in [`from`, `until`], counted per calendar day at
+ * `offsetMs` from UTC and per purpose, oldest day first. The day is computed in SQL, as days since
+ * 1970-01-01 of the shifted time (`from` is at or after the epoch, so integer division is a floor).
+ * Served by consent_events_by_time (migration 0091), so it reads only the window's events.
+ */
+export function consentEventsPerDayQuery(
+  organizationId: string,
+  window: { from: number; until: number; offsetMs: number },
+) {
+  const day = sql<number>`((occurred_at + ${window.offsetMs}::bigint) / 86400000)`;
+  return (
+    qb
+      .selectFrom("consent_events")
+      .select([
+        day.as("day_number"),
+        "purpose",
+        sql<number>`count(*) FILTER (WHERE event_type = 'given')`.as("given"),
+        sql<number>`count(*) FILTER (WHERE event_type = 'withdrawn')`.as("withdrawn"),
+      ])
+      .where("organization_id", "=", organizationId)
+      .where("occurred_at", ">=", window.from)
+      .where("occurred_at", "<=", window.until)
+      .where("event_type", "in", ["given", "withdrawn"])
+      // By position: the day expression holds a parameter, and PostgreSQL would not match a
+      // second copy of it (another placeholder) to the selected one.
+      .groupBy([sql`1`, sql`2`])
+      .orderBy(sql`1`)
+      .orderBy(sql`2`)
+  );
+}
+
+/** consentEventsPerDayQuery's counts. */
+export async function consentEventsPerDay(
+  db: Queryable,
+  organizationId: string,
+  window: { from: number; until: number; offsetMs: number },
+): Promise<ConsentDayCount[]> {
+  const found = await rows(db, consentEventsPerDayQuery(organizationId, window));
+  return found.map((r) => ({
+    dayNumber: r.day_number,
+    purpose: r.purpose,
+    given: r.given,
+    withdrawn: r.withdrawn,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 // HTTP routes of the Consent Gate: verify (decide and log), the decision log, bypass alerts.
+import type { FastifyRequest } from "fastify";
 import { serviceOf } from "../http/credentials.js";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
-import { notFound } from "../lib/failure.js";
+import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
+import { notFound, unauthorized } from "../lib/failure.js";
 import { GroupCommit } from "../lib/group-commit.js";
 import {
   listBypassAlerts,
@@ -17,6 +19,16 @@ import { readGateSettings } from "./settings.js";
 // bigger groups mean fewer commits and less database CPU per decision (PGlite has one connection
 // anyway). Figures: bench/README.md.
 const GATE_GROUP_COMMIT = { maxGroupSize: 500, maxInFlight: 1 };
+
+/**
+ * The reader of the decision log and alerts: the organisation's service key, or (contract 2.13.0)
+ * a staff session of any role. Either way only its own organisation's log is read.
+ */
+function readerOf(request: FastifyRequest): ServiceCredential | StaffCredential {
+  const credential = request.credential;
+  if (credential?.kind === "service" || credential?.kind === "staff") return credential;
+  throw unauthorized();
+}
 
 export const gateRoutes: RouteModule<AppContext> = ({ db, clock, capabilities }) => {
   const decisions = new GroupCommit<VerifyInput, VerifyOutcome | undefined>(
@@ -50,24 +62,20 @@ export const gateRoutes: RouteModule<AppContext> = ({ db, clock, capabilities })
     {
       operationId: "listConsentGateDecisions",
       handler: async (request) => {
-        const service = serviceOf(request);
+        const reader = readerOf(request);
         // The contract's schema already refused a limit that is not a positive integer.
-        const page = await listDecisions(db, service.organizationId, request.query);
+        const page = await listDecisions(db, reader.organizationId, request.query);
         return { decisions: page.items, nextCursor: page.nextCursor };
       },
     },
     {
       operationId: "listConsentGateBypassAlerts",
       handler: async (request) => {
-        const service = serviceOf(request);
-        const settings = await readGateSettings(db, service.organizationId);
-        const detecting = await capabilities.enabled(
-          db,
-          service.organizationId,
-          "consent_gate_bypass_alerts",
-        );
+        const reader = readerOf(request);
+        const settings = await readGateSettings(db, reader.organizationId);
+        const detecting = await capabilities.enabled(db, reader.organizationId, "consent_gate_bypass_alerts");
         const page = detecting
-          ? await listBypassAlerts(db, service.organizationId, settings, clock.now(), request.query)
+          ? await listBypassAlerts(db, reader.organizationId, settings, clock.now(), request.query)
           : { items: [], nextCursor: null };
         return {
           alerts: page.items,

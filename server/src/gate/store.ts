@@ -4,7 +4,7 @@
 // reading by hand. Only this module reads or writes them; every statement filters by the
 // caller's organization_id.
 import type { Queryable } from "../db/database.js";
-import { execute, qb, rows, sql } from "../db/query.js";
+import { execute, first, qb, rows, sql } from "../db/query.js";
 import { consentStandsSql } from "../consent/store.js";
 
 /** One logged decision, as stored. */
@@ -302,4 +302,31 @@ export async function gateChecksOf(
       { checks: r.checks, lastCheckedAt: r.last_checked_at, lastDecision: r.last_decision },
     ]),
   );
+}
+
+/**
+ * How many decisions allowed and denied with decided_at in [`from`, `until`]. Counted per group
+ * (its decision_count, and the false entries of `allowed`), so no group is unnested; the groups
+ * are one range of the primary key (organization_id, decided_at, group_id).
+ */
+export const decisionCountsQuery = (organizationId: string, window: { from: number; until: number }) =>
+  qb
+    .selectFrom("gate_decision_groups")
+    .select([
+      sql<number>`coalesce(sum(decision_count), 0)::bigint`.as("total"),
+      sql<number>`coalesce(sum(cardinality(array_positions(allowed, false))), 0)::bigint`.as("denied"),
+    ])
+    .where("organization_id", "=", organizationId)
+    .where("decided_at", ">=", window.from)
+    .where("decided_at", "<=", window.until);
+
+/** decisionCountsQuery's counts. */
+export async function decisionCounts(
+  db: Queryable,
+  organizationId: string,
+  window: { from: number; until: number },
+): Promise<{ allow: number; deny: number }> {
+  const row = await first(db, decisionCountsQuery(organizationId, window));
+  // An aggregate without GROUP BY always answers one row.
+  return { allow: row!.total - row!.denied, deny: row!.denied };
 }

@@ -147,6 +147,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's staff accounts
+         * @description Every staff account of the session's organisation, disabled ones included, oldest first. Any staff role may list. Added in 2.13.0.
+         */
+        get: operations["listStaffAccounts"];
+        put?: never;
+        /**
+         * Create a staff account
+         * @description `admin` only. Creates a staff account of the session's organisation with the given role.
+         *     Without `password` Guard generates a one-time password, returned in this response only
+         *     (Guard stores its hash) for the admin to hand over. An email that already has an account in
+         *     the organisation is `409 CONFLICT`. Takes no `Idempotency-Key` (a replay would need the
+         *     password stored in clear); a retried create answers `409 CONFLICT` and creates nothing.
+         *     Needs `X-CSRF-Token`. Added in 2.13.0.
+         */
+        post: operations["createStaffAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/accounts/{staffId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a staff account's role, or disable or re-enable it
+         * @description `admin` only. Sets `role` and/or `disabled`; a field left out is unchanged, and setting a
+         *     value the account already has changes nothing (the call is idempotent). Disabling ends the
+         *     account's sessions at once and stops it signing in. An admin cannot change their own role or
+         *     disable themselves, and the organisation always keeps at least one enabled `admin`: either
+         *     is `409 CONFLICT` naming the field. Another organisation's account is `404 NOT_FOUND`.
+         *     Needs `X-CSRF-Token`. Added in 2.13.0.
+         */
+        patch: operations["updateStaffAccount"];
+        trace?: never;
+    };
+    "/api/v1/staff/principals/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look a data principal up, with the evidence of every consent
+         * @description The dashboard's lookup console. Pass exactly one of `email` or `externalId` (neither or
+         *     both is `400 VALIDATION_ERROR`); one that resolves to no principal of the session's
+         *     organisation is `404 NOT_FOUND`. Answers the principal, each consent with its evidence
+         *     (audit hash, key version, position on the organisation's audit chain), the consent events
+         *     in the order they happened, and the principal's nomination. Any staff role. Added in 2.13.0.
+         */
+        get: operations["staffLookUpPrincipal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation at a glance
+         * @description What the dashboard's Overview charts: consents given and withdrawn per day and purpose over
+         *     the last `days` days (today included), the DSR and grievance queues against their statutory
+         *     clocks, and Consent Gate decisions over the same days. Days are calendar days at
+         *     `utcOffsetMinutes` from UTC (the viewer's time zone; India is 330). Any staff role. Added in
+         *     2.13.0.
+         */
+        get: operations["staffGetOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the organisation's audit chain (`guard audit verify`)
+         * @description Walks the session organisation's audit chain and checks every evidenced record against it,
+         *     exactly as `guard audit verify --org` does, and answers the report. Reads only; a broken
+         *     chain is a `200` with `intact: false`. Any staff role. Needs `X-CSRF-Token`. Added in 2.13.0.
+         */
+        post: operations["staffVerifyAuditChain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/exports/consent-evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Consent evidence as CSV, streamed
+         * @description Every consent of the session's organisation given in `[from, to)`, one CSV row each
+         *     (RFC 4180, UTF-8, header row first), in the order they were given. The body is streamed
+         *     as it is read, a page at a time, so an export of any size holds one page in memory.
+         *     `X-Guard-Export-Rows` gives the number of rows counted when the export began, for a
+         *     progress bar; consents given in the range after that moment may be left out. Columns:
+         *     `consent_id, principal_id, external_id, anonymous_id, notice_id, notice_version, purpose,
+         *     data_types` (`;`-separated)`, source, given_at, withdrawn_at` (ISO 8601 UTC, empty while
+         *     active)`, withdrawal_reason, audit_hash, audit_key_version`. A cell that starts with `=`,
+         *     `+`, `-`, `@`, tab or carriage return is prefixed with `'` so a spreadsheet never runs it
+         *     as a formula. Any staff role. Added in 2.13.0.
+         */
+        get: operations["staffExportConsentEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/staff/webhooks": {
         parameters: {
             query?: never;
@@ -1198,7 +1351,7 @@ export interface paths {
         };
         /**
          * Tail the Consent Gate decision audit log
-         * @description Append-only log for a fiduciary's SIEM or on-call tooling, newest first. Empty (not an error) while decision recording is off.
+         * @description Append-only log for a fiduciary's SIEM or on-call tooling, newest first. Empty (not an error) while decision recording is off. Staff of any role may read it with their dashboard session (added in 2.13.0).
          */
         get: operations["listConsentGateDecisions"];
         put?: never;
@@ -1220,7 +1373,8 @@ export interface paths {
          * Consents denied repeatedly inside the rolling window
          * @description Derived entirely from the decision log; stores and mutates nothing. Most recently denied
          *     first. `windowMs` and `denyThreshold` are echoed on every response, including an empty
-         *     one; `alerts` is empty (not an error) while bypass detection is off.
+         *     one; `alerts` is empty (not an error) while bypass detection is off. Staff of any role may
+         *     read them with their dashboard session (added in 2.13.0).
          */
         get: operations["listConsentGateBypassAlerts"];
         put?: never;
@@ -2472,6 +2626,132 @@ export interface components {
         UpdatedResult: {
             updated: boolean;
         };
+        /**
+         * @description `admin` manages staff, capabilities and everything `dpo` may; `dpo` runs notices, integrations and rights work; `viewer` reads only.
+         * @enum {string}
+         */
+        StaffRole: "admin" | "dpo" | "viewer";
+        StaffAccount: {
+            staffId: string;
+            email: string;
+            role: components["schemas"]["StaffRole"];
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Epoch ms the account was disabled, or null while it may sign in. */
+            disabledAt: number | null;
+        };
+        PrincipalLookup: {
+            principal: {
+                principalId: string;
+                externalId: string | null;
+                email: string | null;
+                /** @description Epoch ms the principal became known to the organisation. */
+                createdAt: number;
+            };
+            /** @description Every consent of the principal, newest first. */
+            consents: components["schemas"]["ConsentEvidence"][];
+            /** @description The principal's consent events, oldest first (at most the newest 500). */
+            events: components["schemas"]["ConsentEventEvidence"][];
+            /** @description The principal's nomination (rule 14), active or revoked, or null when none was made. */
+            nomination: components["schemas"]["Nomination"] | null;
+        };
+        ConsentEvidence: {
+            consentId: string;
+            noticeId: string;
+            noticeVersion: number;
+            purpose: string;
+            dataTypes: string[];
+            /** @enum {string} */
+            source: "brokered" | "direct" | "anonymous" | "linked";
+            /** @enum {string} */
+            status: "active" | "withdrawn";
+            /** @description Epoch ms. */
+            givenAt: number;
+            /** @description Epoch ms, or null while active. */
+            withdrawnAt: number | null;
+            withdrawalReason: string | null;
+            /** @description The consent's audit hash as it stands now (`contract/specs/audit-hash.md`). */
+            auditHash: string;
+            auditKeyVersion: number;
+            /** @description Position on the organisation's audit chain of the consent's latest event; null when no event was recorded for it. */
+            chainSeq: number | null;
+        };
+        ConsentEventEvidence: {
+            eventId: string;
+            consentId: string;
+            /** @description `consent.given`, `consent.withdrawn`, ... as the consent event log names it. */
+            eventType: string;
+            /** @description Epoch ms. */
+            occurredAt: number;
+            purpose: string;
+            source: string;
+            reason: string | null;
+            auditHash: string;
+            auditKeyVersion: number;
+            /** @description The event's position on the organisation's audit chain. */
+            chainSeq: number;
+        };
+        RightsQueueHealth: {
+            /** @description Not yet closed, on time and not due within a day. */
+            open: number;
+            /** @description Not yet closed and due within the next 24 hours. */
+            dueSoon: number;
+            /** @description Not yet closed and past due. */
+            overdue: number;
+            /** @description Closed (completed, rejected or resolved) within the overview's days. */
+            closedInPeriod: number;
+        };
+        StaffOverview: {
+            days: number;
+            utcOffsetMinutes: number;
+            /** @description Epoch ms, start of the first day counted. */
+            from: number;
+            /** @description Epoch ms, the moment the overview was made. */
+            to: number;
+            /** @description One entry per day and purpose that had consents given or withdrawn, oldest day first; days without any are left out. */
+            consentsPerDay: {
+                /** @description The calendar day, `YYYY-MM-DD`, in the requested offset. */
+                day: string;
+                purpose: string;
+                given: number;
+                withdrawn: number;
+            }[];
+            rights: {
+                dsr: components["schemas"]["RightsQueueHealth"];
+                grievances: components["schemas"]["RightsQueueHealth"];
+            };
+            /** @description Consent Gate decisions recorded within the days (none while decision recording is off). */
+            gate: {
+                allow: number;
+                deny: number;
+            };
+        };
+        /** @description The report of `guard audit verify` for one organisation. */
+        AuditVerification: {
+            intact: boolean;
+            /** @description Chain entries walked. */
+            entries: number;
+            headSeq: number;
+            /** @description The chain head as stored; record it elsewhere to detect a rewritten chain later. */
+            headHash: string;
+            consentEventsChecked: number;
+            consentsChecked: number;
+            /** @description Rows checked against the chain, per covered table. */
+            rowsChecked: {
+                [key: string]: number;
+            };
+            /** @description The earliest problem in chain order, or null when intact. */
+            firstBrokenLink: components["schemas"]["AuditProblem"] | null;
+            problemCount: number;
+            /** @description The problems in chain order, at most the first 100 found. */
+            problems: components["schemas"]["AuditProblem"][];
+        };
+        AuditProblem: {
+            table: string;
+            recordId: string;
+            seq: number | null;
+            reason: string;
+        };
         /** @description The signed-in staff member's session. Writes authenticated by the session cookie must send `X-CSRF-Token` equal to `csrfToken`, else `403 FORBIDDEN`. */
         StaffSession: {
             staffId: string;
@@ -3159,6 +3439,271 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listStaffAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation's staff accounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: components["schemas"]["StaffAccount"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createStaffAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: components["schemas"]["EmailAddress"];
+                    role: components["schemas"]["StaffRole"];
+                    /** @description The account's initial password, 12 to 1024 characters. Omit it to have Guard generate one. */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Account created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: components["schemas"]["StaffAccount"];
+                        /** @description The generated password, shown this once; null when the request gave one. */
+                        generatedPassword: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is not `admin`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The organisation already has an account with that email (`CONFLICT`, `field: email`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateStaffAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                staffId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role?: components["schemas"]["StaffRole"];
+                    disabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The account as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is not `admin`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such account in the session's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The change would leave no enabled admin, or an admin changed their own role or disabled themselves (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffLookUpPrincipal: {
+        parameters: {
+            query?: {
+                /** @description The principal's email address. Exactly one of `email` and `externalId`. */
+                email?: components["schemas"]["EmailAddress"];
+                /** @description The fiduciary's own id for the principal. Exactly one of `email` and `externalId`. */
+                externalId?: components["schemas"]["ExternalId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The principal and their consent evidence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalLookup"];
+                };
+            };
+            /** @description Neither or both of `email` and `externalId`, or an invalid value (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No principal of the session's organisation matches (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetOverview: {
+        parameters: {
+            query?: {
+                /** @description How many days, today included. Defaults to 30. */
+                days?: number;
+                /** @description The offset from UTC, in minutes, of the time zone days are counted in. Defaults to 0. */
+                utcOffsetMinutes?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffOverview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffVerifyAuditChain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffExportConsentEvidence: {
+        parameters: {
+            query: {
+                /** @description Epoch ms, inclusive. */
+                from: number;
+                /** @description Epoch ms, exclusive; after `from`. */
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV, streamed. */
+            200: {
+                headers: {
+                    /** @description Rows counted when the export began (the header row not included). */
+                    "X-Guard-Export-Rows"?: number;
+                    /** @description `attachment` with a file name naming the organisation and the range. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description A missing or malformed `from` or `to`, or `to` not after `from` (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             426: components["responses"]["UpgradeRequired"];
             500: components["responses"]["InternalError"];
         };

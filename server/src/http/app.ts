@@ -2,6 +2,7 @@
 // path, request ids, the access check it is handed, and the route modules it is handed. The
 // composition root (../app.ts) calls it for `guard serve` and for the tests, which use inject().
 import { statusForCode, type ApiErrorCode } from "@guard/contract";
+import { Readable } from "node:stream";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -14,7 +15,12 @@ import type { Database } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
 import type { AccessPolicy } from "./access.js";
 import { applyCors, corsForFailure, registerPreflights, type CorsGrant, type CorsPolicy } from "./cors.js";
-import { contractComponentsSchema, contractOperation, servedOpenApiDocument } from "./contract.js";
+import {
+  contractComponentsSchema,
+  contractOperation,
+  servedOpenApiDocument,
+  type ContractOperation,
+} from "./contract.js";
 import type { Credential, StaffRole } from "../lib/credentials.js";
 import { Failure } from "../lib/failure.js";
 import { type ErrorBody } from "./errors.js";
@@ -259,12 +265,30 @@ function registerOperation(
       const result = await invokeHandler(ctx, spec, successStatus, request, reply);
       if (reply.sent) return reply;
       if (reply.statusCode === 200 && successStatus !== 200) reply.code(successStatus);
+      if (result instanceof Readable) return streamed(op, reply, result);
       if (responseChecker)
         responseChecker(op.operationId, String(reply.statusCode), op.schema.response, result);
       return result;
     },
   });
   return corsGrant && { path: op.routePath, method: op.method };
+}
+
+/**
+ * A streamed answer (a CSV export): only for a status whose contract body is not JSON, so no JSON
+ * route can leak a stream and no streamed one skips its schema by accident. Fastify pipes a stream
+ * without serialising it; the headers go out with the first chunk, and if the stream fails after
+ * that Fastify destroys the socket, so the client sees a truncated download rather than a complete
+ * looking one (the route logs why). A client that goes away destroys the stream, which stops it.
+ */
+function streamed(op: ContractOperation, reply: FastifyReply, body: Readable): Readable {
+  const mediaType = op.streamedResponses[String(reply.statusCode)];
+  if (!mediaType) {
+    body.destroy();
+    throw new Error(`${op.operationId} streamed a ${reply.statusCode} answer the contract declares as JSON`);
+  }
+  if (!reply.hasHeader("content-type")) reply.type(mediaType);
+  return body;
 }
 
 /**

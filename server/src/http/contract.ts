@@ -25,6 +25,11 @@ export interface ContractOperation {
     body?: JsonSchema;
     response: Record<string, JsonSchema>;
   };
+  /**
+   * Statuses whose declared body is not JSON (a CSV export), with its media type: the handler
+   * answers them with a stream, which is neither serialised nor checked against a schema.
+   */
+  streamedResponses: Record<string, string>;
   /** Whether the request body is required. */
   bodyRequired: boolean;
 }
@@ -101,11 +106,14 @@ export function contractOperations(): Map<string, ContractOperation> {
         p.$ref ? resolveLocal<OpenApiParameter>(doc, p.$ref) : p,
       );
       const response: Record<string, JsonSchema> = {};
+      const streamedResponses: Record<string, string> = {};
       let legacyErrorShape = false;
       for (const [status, declared] of Object.entries(op.responses)) {
         const resolved = declared.$ref ? resolveLocal<typeof declared>(doc, declared.$ref) : declared;
         const schema = resolved.content?.["application/json"]?.schema;
         if (schema) response[status] = externaliseRefs(schema);
+        const otherMediaType = Object.keys(resolved.content ?? {}).find((m) => m !== "application/json");
+        if (!schema && otherMediaType) streamedResponses[status] = otherMediaType;
         if (status.startsWith("4") && JSON.stringify(schema ?? {}).includes('/schemas/Error"'))
           legacyErrorShape = true;
       }
@@ -127,6 +135,7 @@ export function contractOperations(): Map<string, ContractOperation> {
         security,
         legacyErrorShape,
         schema,
+        streamedResponses,
         bodyRequired: op.requestBody?.required === true,
       });
     }

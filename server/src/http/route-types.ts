@@ -2,6 +2,7 @@
 // contract/openapi/v1.yaml (src/generated/contract.ts). A route handler is typed by its
 // operationId alone: its body, query, path parameters and headers are what Fastify has validated
 // against the same description, so handlers read them without casts.
+import type { Readable } from "node:stream";
 import type { FastifyRequest } from "fastify";
 import type { operations } from "../generated/contract.js";
 
@@ -28,12 +29,17 @@ export type RequestQuery<O extends OperationId> = Part<O, "query">;
 export type RequestParams<O extends OperationId> = Part<O, "path">;
 export type RequestHeaders<O extends OperationId> = Part<O, "header">;
 
-/** The body of any 2xx answer the operation declares. */
+/**
+ * The body of any 2xx answer the operation declares: its JSON, or a stream of the bytes when the
+ * contract declares another media type (a CSV export), which the frame sends as it is read.
+ */
 export type SuccessBody<O extends OperationId> = {
   [S in keyof operations[O]["responses"]]: S extends 200 | 201 | 202 | 204
-    ? operations[O]["responses"][S] extends { content: unknown }
+    ? operations[O]["responses"][S] extends { content: { "application/json": unknown } }
       ? Json<operations[O]["responses"][S]>
-      : undefined
+      : operations[O]["responses"][S] extends { content: unknown }
+        ? Readable
+        : undefined
     : never;
 }[keyof operations[O]["responses"]];
 

@@ -10,6 +10,7 @@ import { recordTransition, type Actor } from "./history.js";
 import { assertMove, NOMINATION_TRANSITIONS, type NominationStatus } from "./state-machines.js";
 import {
   findActiveNomination,
+  findLatestNomination,
   insertActiveNomination,
   revokeStoredNomination,
   updateNominee,
@@ -56,6 +57,16 @@ export async function getActiveNomination(
   principalId: string,
 ): Promise<Nomination | null> {
   const stored = await findActiveNomination(db, organizationId, principalId);
+  return stored ? toNomination(stored) : null;
+}
+
+/** The principal's latest nomination, active or revoked; null when none was ever made. */
+export async function getLatestNomination(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<Nomination | null> {
+  const stored = await findLatestNomination(db, organizationId, principalId);
   return stored ? toNomination(stored) : null;
 }
 

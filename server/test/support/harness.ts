@@ -2,6 +2,7 @@
 // the default, or `postgres` with GUARD_TEST_DATABASE_URL pointing at a throwaway cluster's
 // maintenance database), and an app built around it for inject() calls.
 import { bannerScriptFrom, type BannerScript } from "../../src/banner/script.js";
+import type { DashboardBuild } from "../../src/web/dashboard.js";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -121,7 +122,11 @@ export const TEST_BANNER_SCRIPT = bannerScriptFrom(
 /** An app on a fresh database, checking every response against the contract. */
 export async function startTestApp(
   overrides: Partial<Config> = {},
-  appOptions: { bannerScript?: BannerScript | null; demoShop?: boolean } = {},
+  appOptions: {
+    bannerScript?: BannerScript | null;
+    demoShop?: boolean;
+    dashboard?: DashboardBuild | null;
+  } = {},
 ): Promise<TestApp> {
   const { db, url, dispose } = await openTestDatabase();
   const clock = new ManualClock();
@@ -136,6 +141,8 @@ export async function startTestApp(
     logStream: { write: (line: string) => void logs.push(line) },
     bannerScript: appOptions.bannerScript === undefined ? TEST_BANNER_SCRIPT : appOptions.bannerScript,
     demoShop: appOptions.demoShop ?? false,
+    // Server tests do not depend on `dashboard/` being built; the dashboard's own tests pass a build.
+    dashboard: appOptions.dashboard ?? null,
   });
   return {
     app,
@@ -167,6 +174,7 @@ export async function startSecondInstance(t: TestApp): Promise<TestApp> {
     checkResponses: true,
     logStream: { write: () => undefined },
     bannerScript: TEST_BANNER_SCRIPT,
+    dashboard: null,
   });
   return {
     ...t,

@@ -35,6 +35,120 @@ export async function insertStaffUser(
   return inserted.length > 0;
 }
 
+export interface StaffAccountRow {
+  staffId: string;
+  email: string;
+  role: StaffRole;
+  createdAt: number;
+  disabledAt: number | null;
+}
+
+const ACCOUNT_COLUMNS = ["staff_id", "email", "role", "created_at", "disabled_at"] as const;
+
+const toAccount = (row: {
+  staff_id: string;
+  email: string;
+  role: string;
+  created_at: number;
+  disabled_at: number | null;
+}): StaffAccountRow => ({
+  staffId: row.staff_id,
+  email: row.email,
+  role: row.role as StaffRole,
+  createdAt: row.created_at,
+  disabledAt: row.disabled_at,
+});
+
+/** The organisation's staff users, disabled ones included, oldest first. */
+export async function listStaffUsers(db: Queryable, organizationId: string): Promise<StaffAccountRow[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("staff_users")
+      .select(ACCOUNT_COLUMNS)
+      .where("organization_id", "=", organizationId)
+      .orderBy("created_at")
+      .orderBy("staff_id"),
+  );
+  return found.map(toAccount);
+}
+
+/** One staff user of the organisation; `forUpdate` locks its row until the transaction ends. */
+export async function findStaffUser(
+  db: Queryable,
+  organizationId: string,
+  staffId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StaffAccountRow | undefined> {
+  let query = qb
+    .selectFrom("staff_users")
+    .select(ACCOUNT_COLUMNS)
+    .where("organization_id", "=", organizationId)
+    .where("staff_id", "=", staffId);
+  if (options.forUpdate) query = query.forUpdate();
+  const row = await first(db, query);
+  return row && toAccount(row);
+}
+
+/**
+ * Locks the organisation's enabled admins (in id order, so concurrent callers queue on the same
+ * first row rather than deadlock) and returns their ids. A caller that waited sees the rows as the
+ * transaction before it left them: an admin demoted or disabled meanwhile is no longer listed.
+ */
+export async function lockEnabledAdmins(db: Queryable, organizationId: string): Promise<string[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("staff_users")
+      .select("staff_id")
+      .where("organization_id", "=", organizationId)
+      .where("role", "=", "admin")
+      .where("disabled_at", "is", null)
+      .orderBy("staff_id")
+      .forUpdate(),
+  );
+  return found.map((r) => r.staff_id);
+}
+
+/** Sets the staff user's role and disabled time; the row as it now is. */
+export async function setStaffUserAccess(
+  db: Queryable,
+  organizationId: string,
+  staffId: string,
+  access: { role: StaffRole; disabledAt: number | null },
+): Promise<StaffAccountRow | undefined> {
+  const row = await first(
+    db,
+    qb
+      .updateTable("staff_users")
+      .set({ role: access.role, disabled_at: access.disabledAt })
+      .where("organization_id", "=", organizationId)
+      .where("staff_id", "=", staffId)
+      .returning(ACCOUNT_COLUMNS),
+  );
+  return row && toAccount(row);
+}
+
+/** Ends every open session of the staff user; how many were ended. */
+export async function endStaffUserSessions(
+  db: Queryable,
+  organizationId: string,
+  staffId: string,
+  now: number,
+): Promise<number> {
+  const ended = await rows(
+    db,
+    qb
+      .updateTable("staff_sessions")
+      .set({ ended_at: now })
+      .where("organization_id", "=", organizationId)
+      .where("staff_id", "=", staffId)
+      .where("ended_at", "is", null)
+      .returning("session_id"),
+  );
+  return ended.length;
+}
+
 /** The enabled staff user of the organisation with this slug and (normalised) email. */
 export async function staffUserForSignIn(
   db: Queryable,

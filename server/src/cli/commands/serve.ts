@@ -34,13 +34,16 @@ export function registerServeCommands(program: Command, run: RunAction): void {
             `  API base:       ${base}/api/v1`,
             `  API reference:  ${base}/docs`,
             `  OpenAPI:        ${base}/api/v1/openapi.json`,
-            "  Dashboard:      /dashboard is not part of this build yet; staff use the API (/api/v1/staff/...) meanwhile",
+            server.app.hasRoute({ method: "GET", url: "/dashboard" })
+              ? `  Dashboard:      ${base}/dashboard`
+              : "  Dashboard:      not built: run `npm run build -w dashboard` (or `npm start`, which builds it), then restart",
           ];
           if (demo) {
             lines.push(
               "",
               "Demo organisation created (slug: demo). These secrets are shown once and stored only as hashes:",
               `  staff admin:    ${demo.adminEmail} / ${demo.adminPassword}`,
+              `  dashboard:      ${base}/dashboard, sign in with organisation \`demo\`, ${demo.adminEmail} / ${demo.adminPassword}`,
               `  service key:    ${demo.apiKey}`,
               `  try:            curl ${base}/api/v1/org/demo`,
             );

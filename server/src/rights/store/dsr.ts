@@ -4,7 +4,17 @@
 import type { Queryable } from "../../db/database.js";
 import { execute, first, qb, rows, sql } from "../../db/query.js";
 import { DSR_TERMINAL, DSR_STATUSES, type DsrStatus, type DsrType } from "../state-machines.js";
-import { dueSoonAt, overdueAt, queueConditions, type KeysetRead, type QueueFilter } from "./queue.js";
+import {
+  dueSoonAt,
+  overdueAt,
+  queueConditions,
+  queueHealthCounts,
+  queueHealthRows,
+  toQueueHealth,
+  type KeysetRead,
+  type QueueFilter,
+  type QueueHealth,
+} from "./queue.js";
 
 /** A request as stored; the principal's externalId is the accounts domain's. */
 export interface StoredDsr {
@@ -290,4 +300,26 @@ export async function presentDsrIds(
       .where("request_id", "in", requestIds),
   );
   return new Set(found.map((r) => r.request_id));
+}
+
+/** The organisation's DSR queue health at `now` (queue.ts's queueHealthCounts), one aggregate row. */
+export const dsrQueueHealthQuery = (
+  organizationId: string,
+  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+) =>
+  qb
+    .selectFrom("dsr_requests")
+    .select(queueHealthCounts(DSR_OPEN_STATUSES, at))
+    .where("organization_id", "=", organizationId)
+    .where(queueHealthRows(at.closedSince));
+
+/** dsrQueueHealthQuery's counts. */
+export async function dsrQueueHealth(
+  db: Queryable,
+  organizationId: string,
+  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+): Promise<QueueHealth> {
+  const row = await first(db, dsrQueueHealthQuery(organizationId, at));
+  // An aggregate without GROUP BY always answers one row.
+  return toQueueHealth(row!);
 }

@@ -5,7 +5,17 @@
 import type { Queryable } from "../../db/database.js";
 import { execute, first, qb, rows, sql } from "../../db/query.js";
 import { GRIEVANCE_STATUSES, GRIEVANCE_TERMINAL, type GrievanceStatus } from "../state-machines.js";
-import { dueSoonAt, overdueAt, queueConditions, type KeysetRead, type QueueFilter } from "./queue.js";
+import {
+  dueSoonAt,
+  overdueAt,
+  queueConditions,
+  queueHealthCounts,
+  queueHealthRows,
+  toQueueHealth,
+  type KeysetRead,
+  type QueueFilter,
+  type QueueHealth,
+} from "./queue.js";
 
 /** A grievance as stored; the principal's externalId is the accounts domain's. */
 export interface StoredGrievance {
@@ -281,4 +291,26 @@ export async function presentGrievanceIds(
       .where("grievance_id", "in", grievanceIds),
   );
   return new Set(found.map((r) => r.grievance_id));
+}
+
+/** The organisation's grievance queue health at `now` (queue.ts's queueHealthCounts), one aggregate row. */
+export const grievanceQueueHealthQuery = (
+  organizationId: string,
+  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+) =>
+  qb
+    .selectFrom("grievances")
+    .select(queueHealthCounts(GRIEVANCE_OPEN_STATUSES, at))
+    .where("organization_id", "=", organizationId)
+    .where(queueHealthRows(at.closedSince));
+
+/** grievanceQueueHealthQuery's counts. */
+export async function grievanceQueueHealth(
+  db: Queryable,
+  organizationId: string,
+  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+): Promise<QueueHealth> {
+  const row = await first(db, grievanceQueueHealthQuery(organizationId, at));
+  // An aggregate without GROUP BY always answers one row.
+  return toQueueHealth(row!);
 }

@@ -57,6 +57,26 @@ export async function findActiveNomination(
   return row && toStored(row);
 }
 
+/** The principal's latest nomination, active or revoked (the staff lookup shows either). */
+export async function findLatestNomination(
+  db: Queryable,
+  organizationId: string,
+  principalId: string,
+): Promise<StoredNomination | undefined> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("nominations")
+      .select(COLUMNS)
+      .where("organization_id", "=", organizationId)
+      .where("principal_id", "=", principalId)
+      .orderBy("created_at", "desc")
+      .orderBy("nomination_id", "desc")
+      .limit(1),
+  );
+  return row && toStored(row);
+}
+
 /**
  * Inserts the principal's active nomination; undefined when the principal already has one (a
  * concurrent insert won the partial unique index).

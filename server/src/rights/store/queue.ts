@@ -58,3 +58,56 @@ export function queueConditions(
   }
   return conditions;
 }
+
+/** How a queue stands at a moment: its open items by deadline, and the items closed lately. */
+export interface QueueHealth {
+  /** Open, on time and not due within `dueSoonWithinMs`. */
+  open: number;
+  /** Open and due within `dueSoonWithinMs` (not yet overdue). */
+  dueSoon: number;
+  /** Open and past due (as `overdueAt`). */
+  overdue: number;
+  /** Closed at or after `closedSince`. */
+  closedInPeriod: number;
+}
+
+/**
+ * The counts of a queue's health, one aggregate row over the rows `queueHealthRows` keeps. Due soon
+ * here is a fixed time before the deadline (the dashboard's "due within a day"), not the clock
+ * sweep's share of the period.
+ */
+export function queueHealthCounts(
+  openStatuses: readonly string[],
+  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+) {
+  const soon = at.now + at.dueSoonWithinMs;
+  const open = isOpen(openStatuses);
+  return [
+    sql<number>`count(*) FILTER (WHERE ${open} AND due_at > ${soon})`.as("open_count"),
+    sql<number>`count(*) FILTER (WHERE ${open} AND due_at > ${at.now} AND due_at <= ${soon})`.as(
+      "due_soon_count",
+    ),
+    sql<number>`count(*) FILTER (WHERE ${overdueAt(openStatuses, at.now)})`.as("overdue_count"),
+    sql<number>`count(*) FILTER (WHERE closed_at >= ${at.closedSince})`.as("closed_count"),
+  ] as const;
+}
+
+/**
+ * The rows a queue's health counts: the open ones (closed_at is null exactly while the status is
+ * open) and the ones closed since `closedSince`; one range of the (organization_id, closed_at)
+ * index each (migration 0091), so neither the closed history nor other organisations are read.
+ */
+export const queueHealthRows = (closedSince: number) =>
+  sql<SqlBool>`(closed_at IS NULL OR closed_at >= ${closedSince})`;
+
+export const toQueueHealth = (r: {
+  open_count: number;
+  due_soon_count: number;
+  overdue_count: number;
+  closed_count: number;
+}): QueueHealth => ({
+  open: r.open_count,
+  dueSoon: r.due_soon_count,
+  overdue: r.overdue_count,
+  closedInPeriod: r.closed_count,
+});

@@ -1,0 +1,23 @@
+// HTTP route of the audit domain: `guard audit verify --org` for the session's organisation.
+import type { AppContext } from "../app.js";
+import type { RouteModule } from "../http/app.js";
+import { staffOf } from "../http/credentials.js";
+import { verifyAuditChain } from "./verify.js";
+
+export const auditRoutes: RouteModule<AppContext> = ({ db, config }) => [
+  {
+    // Any staff role: verifying reads only. A POST (with CSRF) because it is a heavy walk of the
+    // whole chain, not a cacheable read; it reads in pages, so a long chain costs time, not memory.
+    operationId: "staffVerifyAuditChain",
+    handler: async (request) => {
+      const staff = staffOf(request);
+      // The organisation is the session's; the report names it only for `--all` runs.
+      const { organizationId: _organizationId, ...report } = await verifyAuditChain(
+        db,
+        staff.organizationId,
+        config.auditKeys,
+      );
+      return report;
+    },
+  },
+];

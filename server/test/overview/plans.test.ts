@@ -1,0 +1,146 @@
+// The overview's aggregates read the window, not the history: on an organisation with 400 days of
+// consent events, closed requests and gate decisions (and another organisation's), each statement
+// is planned as a range of an index made for it (migration 0091, or the gate log's primary key),
+// never a sequential scan of the table.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { CompiledQuery } from "kysely";
+import { consentEventsPerDayQuery } from "../../src/consent/store.js";
+import { decisionCountsQuery } from "../../src/gate/store.js";
+import { OVERVIEW_DUE_SOON_MS } from "../../src/overview/overview.js";
+import { dsrQueueHealthQuery } from "../../src/rights/store/dsr.js";
+import { grievanceQueueHealthQuery } from "../../src/rights/store/grievances.js";
+import { publishTestNotice } from "../support/consent-fixtures.js";
+import { seedOrganization, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 23, 9, 0, 0);
+const ROWS = 8_000;
+
+/** A node of `EXPLAIN (FORMAT JSON)`. */
+type PlanNode = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: PlanNode[] };
+
+function scansOf(node: PlanNode, into: { type: string; relation?: string; index?: string }[] = []) {
+  if (node["Relation Name"] !== undefined || node["Index Name"] !== undefined) {
+    into.push({ type: node["Node Type"], relation: node["Relation Name"], index: node["Index Name"] });
+  }
+  for (const child of node.Plans ?? []) scansOf(child, into);
+  return into;
+}
+
+describe("overview query plans", () => {
+  let t: TestApp;
+  let orgs: SeededOrg[];
+
+  /** `ROWS` rows per organisation, spread evenly over the 400 days before NOW. */
+  async function seed(org: SeededOrg, index: number): Promise<void> {
+    const id = org.org.organizationId;
+    const { noticeId } = await publishTestNotice(t, org);
+    const step = Math.floor((400 * DAY) / ROWS);
+    await t.db.query(
+      `INSERT INTO consents (organization_id, consent_id, anonymous_id, notice_id, notice_version, purpose,
+                             data_types, source, given_at, audit_hash, audit_key_version)
+       SELECT $1, 'cns_plan' || g, 'plan-guest-' || g, $2, 1, 'Account', '["email"]', 'anonymous',
+              $3::bigint - g * $4::bigint, 'not-a-real-hash', 1
+         FROM generate_series(1, ${ROWS}) AS g`,
+      [id, noticeId, NOW, step],
+    );
+    await t.db.query(
+      `INSERT INTO consent_events (organization_id, event_id, consent_id, event_type, occurred_at, anonymous_id,
+                                   notice_id, notice_version, purpose, data_types, given_at, source,
+                                   audit_hash, audit_key_version, audit_seq)
+       SELECT organization_id, 'cev_plan' || substr(consent_id, 9), consent_id, 'given', given_at, anonymous_id,
+              notice_id, notice_version, purpose, data_types, given_at, source, audit_hash, 1,
+              substr(consent_id, 9)::bigint
+         FROM consents WHERE organization_id = $1`,
+      [id],
+    );
+    await t.db.query(
+      "INSERT INTO principals (organization_id, principal_id, external_id, created_at) VALUES ($1, $2, $3, 0)",
+      [id, `prn_plan${index}`, `plan-${index}`],
+    );
+    // Closed long ago, all but the last 20, which are open.
+    for (const [table, idColumn, closed, open, extra] of [
+      ["dsr_requests", "request_id", "completed", "pending", "type, "],
+      ["grievances", "grievance_id", "resolved", "open", "subject, description, "],
+    ] as const) {
+      const extraValues = table === "dsr_requests" ? "'summary', " : "'s', 'd', ";
+      await t.db.query(
+        `INSERT INTO ${table} (organization_id, ${idColumn}, principal_id, ${extra}status, response_period_days,
+                               created_at, due_at, updated_at, closed_at)
+         SELECT $1, 'plan' || g, $2, ${extraValues}
+                CASE WHEN g <= 20 THEN '${open}' ELSE '${closed}' END, 30,
+                $3::bigint - g * $4::bigint, $3::bigint - g * $4::bigint + 30 * ${DAY}::bigint,
+                $3::bigint - g * $4::bigint,
+                CASE WHEN g <= 20 THEN NULL ELSE $3::bigint - g * $4::bigint + ${DAY}::bigint END
+           FROM generate_series(1, ${ROWS}) AS g`,
+        [id, `prn_plan${index}`, NOW, step],
+      );
+    }
+    await t.db.query(
+      `INSERT INTO gate_decision_groups (organization_id, group_id, decided_at, decision_count, decision_ids,
+                                         consent_ids, api_key_ids, allowed)
+       SELECT $1, 'gdg_plan' || g, $2::bigint - g * $3::bigint, 2, ARRAY['gdc_a' || g, 'gdc_b' || g],
+              ARRAY['cns_plan' || g, 'cns_plan' || g], ARRAY['key_plan', 'key_plan'], ARRAY[true, false]
+         FROM generate_series(1, ${ROWS}) AS g`,
+      [id, NOW, step],
+    );
+  }
+
+  async function scans(query: { compile(): CompiledQuery }) {
+    const compiled = query.compile();
+    const [row] = await t.db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+      `EXPLAIN (FORMAT JSON) ${compiled.sql}`,
+      compiled.parameters as unknown[],
+    );
+    return scansOf(row!["QUERY PLAN"][0]!.Plan);
+  }
+
+  before(async () => {
+    t = await startTestApp();
+    orgs = [await seedOrganization(t), await seedOrganization(t)];
+    for (const [i, org] of orgs.entries()) await seed(org, i);
+    for (const table of ["consent_events", "dsr_requests", "grievances", "gate_decision_groups"]) {
+      await t.db.query(`ANALYZE ${table}`);
+    }
+  });
+  after(() => t.close());
+
+  const window = { from: NOW - 29 * DAY, until: NOW };
+  const organizationId = () => orgs[0]!.org.organizationId;
+
+  test("consents per day: a range of consent_events_by_time", async () => {
+    const found = await scans(
+      consentEventsPerDayQuery(organizationId(), { ...window, offsetMs: 19_800_000 }),
+    );
+    assert.ok(
+      found.some((s) => s.index === "consent_events_by_time"),
+      JSON.stringify(found),
+    );
+    assert.ok(!found.some((s) => s.type === "Seq Scan"), JSON.stringify(found));
+  });
+
+  test("queue health: the open and lately closed rows, through the (organization_id, closed_at) indexes", async () => {
+    const at = { now: NOW, dueSoonWithinMs: OVERVIEW_DUE_SOON_MS, closedSince: window.from };
+    for (const [query, index] of [
+      [dsrQueueHealthQuery(organizationId(), at), "dsr_requests_by_closed"],
+      [grievanceQueueHealthQuery(organizationId(), at), "grievances_by_closed"],
+    ] as const) {
+      const found = await scans(query);
+      assert.ok(
+        found.some((s) => s.index === index),
+        JSON.stringify(found),
+      );
+      assert.ok(!found.some((s) => s.type === "Seq Scan"), JSON.stringify(found));
+    }
+  });
+
+  test("gate decisions: a range of the decision log's primary key", async () => {
+    const found = await scans(decisionCountsQuery(organizationId(), window));
+    assert.ok(
+      found.some((s) => s.index === "gate_decision_groups_pkey"),
+      JSON.stringify(found),
+    );
+    assert.ok(!found.some((s) => s.type === "Seq Scan"), JSON.stringify(found));
+  });
+});

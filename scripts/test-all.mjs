@@ -106,6 +106,18 @@ const SUITES = [
       { label: "eslint .", ...tool("eslint", ["."]), parse: exitCodeResult },
       { label: "prettier --check .", ...tool("prettier", ["--check", "."]), parse: exitCodeResult },
       { label: "tsc --noEmit", ...tool("tsc", ["-p", "tsconfig.json", "--noEmit"]), parse: exitCodeResult },
+      // The dashboard is JSX for the browser (its own compiler options) and its tests are Node code
+      // over the server's modules: two projects, neither fits the root one (dashboard/README.md).
+      {
+        label: "tsc -p dashboard",
+        ...tool("tsc", ["-p", "dashboard/tsconfig.json", "--noEmit"]),
+        parse: exitCodeResult,
+      },
+      {
+        label: "tsc -p dashboard/test",
+        ...tool("tsc", ["-p", "dashboard/test/tsconfig.json", "--noEmit"]),
+        parse: exitCodeResult,
+      },
     ],
   },
   nodeTestSuite({ id: "contract", title: "contract", dir: "contract/test" }),
@@ -173,6 +185,30 @@ const SUITES = [
     id: "banner-browser-postgres",
     title: "banner in Chromium (PostgreSQL)",
     dir: "banner/test/browser",
+    env: serverEnv("postgres"),
+    setup: async (ctx) => {
+      const cluster = await startThrowawayPostgres({ log: ctx.log });
+      return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
+    },
+  }),
+  nodeTestSuite({
+    id: "dashboard",
+    title: "dashboard",
+    dir: "dashboard/test",
+    exclude: "dashboard/test/browser",
+  }),
+  // The dashboard in Debian's Chromium against a real listening Guard, on each engine. The support
+  // code builds dashboard/dist first when it is missing or stale (scripts/build-if-stale.mjs).
+  nodeTestSuite({
+    id: "dashboard-browser-pglite",
+    title: "dashboard in Chromium (PGlite)",
+    dir: "dashboard/test/browser",
+    env: serverEnv("pglite"),
+  }),
+  nodeTestSuite({
+    id: "dashboard-browser-postgres",
+    title: "dashboard in Chromium (PostgreSQL)",
+    dir: "dashboard/test/browser",
     env: serverEnv("postgres"),
     setup: async (ctx) => {
       const cluster = await startThrowawayPostgres({ log: ctx.log });

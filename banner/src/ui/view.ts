@@ -32,6 +32,11 @@ export interface ViewOptions {
   decided(): boolean;
   /** Whether the banner must still ask (closing the preference centre then returns to it). */
   needsDecision(): boolean;
+  /**
+   * Where the host element goes; default `doc.body`. The dashboard's preview mounts it in a frame
+   * whose `transform` makes the banner's fixed positioning relative to that frame, not the window.
+   */
+  mount?: HTMLElement;
 }
 
 export class BannerView {
@@ -57,7 +62,7 @@ export class BannerView {
     applyAppearance(this.host, options.settings);
     this.container = h(doc, "div", { class: "root" });
     this.root.append(this.container);
-    doc.body.append(this.host);
+    (options.mount ?? doc.body).append(this.host);
   }
 
   /** Shows the banner; the first time, focus moves to its title so Tab reaches its buttons next. */

@@ -2692,9 +2692,9 @@ export interface components {
             chainSeq: number;
         };
         RightsQueueHealth: {
-            /** @description Not yet closed, on time and not due within a day. */
+            /** @description Not yet closed, neither due soon nor overdue. */
             open: number;
-            /** @description Not yet closed and due within the next 24 hours. */
+            /** @description Not yet closed and due soon, by the rule of the queue's `dueSoon` filter (most of the response period elapsed), not yet overdue; the same items that filter lists. */
             dueSoon: number;
             /** @description Not yet closed and past due. */
             overdue: number;

@@ -12,13 +12,6 @@ import type { QueueHealth } from "../rights/store/queue.js";
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
-/**
- * "Due soon" on the overview: due within the next 24 hours (contract: RightsQueueHealth). The
- * rights clocks have no such constant to share: their due-soon event fires once a share of the
- * response period has elapsed (rights/settings.ts DUE_SOON_FRACTION), which a fixed horizon is not.
- */
-export const OVERVIEW_DUE_SOON_MS = DAY_MS;
-
 /** The contract's bounds (staffGetOverview's parameters), kept here too for callers other than HTTP. */
 export const OVERVIEW_DAYS = { min: 1, max: 366 } as const;
 export const OVERVIEW_UTC_OFFSET_MINUTES = { min: -720, max: 840 } as const;
@@ -67,7 +60,7 @@ export async function buildOverview(
   assertWhole(request.days, OVERVIEW_DAYS, "days");
   assertWhole(request.utcOffsetMinutes, OVERVIEW_UTC_OFFSET_MINUTES, "utcOffsetMinutes");
   const { from, offsetMs } = overviewWindow(request, now);
-  const queueAt = { now, dueSoonWithinMs: OVERVIEW_DUE_SOON_MS, closedSince: from };
+  const queueAt = { now, closedSince: from };
   const [perDay, dsr, grievances, gate] = await Promise.all([
     consentEventsPerDay(db, organizationId, { from, until: now, offsetMs }),
     dsrQueueHealth(db, organizationId, queueAt),

@@ -145,6 +145,8 @@ describe("staff overview", () => {
     await dsr(); // due in 12 hours
     at(NOW - 29 * DAY);
     await dsr(); // due in exactly 24 hours: still due soon
+    at(NOW - 27 * DAY);
+    await dsr(); // due in 3 days: 90 % of its period gone, due soon by the queue filter's rule
     at(NOW - 10 * DAY);
     const closedLately = await dsr();
     const resolvedLately = await grievance();
@@ -188,11 +190,24 @@ describe("staff overview", () => {
         { day: "2026-11-21", purpose: "Account", given: 1, withdrawn: 1 },
       ],
       rights: {
-        dsr: { open: 1, dueSoon: 2, overdue: 2, closedInPeriod: 1 },
+        dsr: { open: 1, dueSoon: 3, overdue: 2, closedInPeriod: 1 },
         grievances: { open: 1, dueSoon: 0, overdue: 1, closedInPeriod: 1 },
       },
       gate: { allow: 2, deny: 2 },
     });
+    // A tile's count is what the queue's own filter lists (the dashboard links one to the other).
+    for (const [flag, expected] of [
+      ["dueSoon", 3],
+      ["overdue", 2],
+    ] as const) {
+      const res = await t.request({
+        method: "GET",
+        url: `/api/v1/staff/dsr?organizationId=${orgId()}&${flag}=true`,
+        headers: viewer,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal((res.json() as { requests: unknown[] }).requests.length, expected, flag);
+    }
   });
 
   test("utcOffsetMinutes moves the days' boundaries: an evening consent in UTC is the next day in India", async () => {
@@ -236,7 +251,7 @@ describe("staff overview", () => {
       { day: "2026-11-21", purpose: "Account", given: 1, withdrawn: 1 },
     ]);
     assert.deepEqual(three.gate, { allow: 0, deny: 2 });
-    assert.deepEqual(three.rights.dsr, { open: 1, dueSoon: 2, overdue: 2, closedInPeriod: 0 });
+    assert.deepEqual(three.rights.dsr, { open: 1, dueSoon: 3, overdue: 2, closedInPeriod: 0 });
     const today = await read("?days=1");
     assert.deepEqual(
       [today.from, today.consentsPerDay, today.gate],

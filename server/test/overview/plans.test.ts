@@ -7,7 +7,6 @@ import { after, before, describe, test } from "node:test";
 import type { CompiledQuery } from "kysely";
 import { consentEventsPerDayQuery } from "../../src/consent/store.js";
 import { decisionCountsQuery } from "../../src/gate/store.js";
-import { OVERVIEW_DUE_SOON_MS } from "../../src/overview/overview.js";
 import { dsrQueueHealthQuery } from "../../src/rights/store/dsr.js";
 import { grievanceQueueHealthQuery } from "../../src/rights/store/grievances.js";
 import { publishTestNotice } from "../support/consent-fixtures.js";
@@ -121,7 +120,7 @@ describe("overview query plans", () => {
   });
 
   test("queue health: the open and lately closed rows, through the (organization_id, closed_at) indexes", async () => {
-    const at = { now: NOW, dueSoonWithinMs: OVERVIEW_DUE_SOON_MS, closedSince: window.from };
+    const at = { now: NOW, closedSince: window.from };
     for (const [query, index] of [
       [dsrQueueHealthQuery(organizationId(), at), "dsr_requests_by_closed"],
       [grievanceQueueHealthQuery(organizationId(), at), "grievances_by_closed"],

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { DASHBOARD_CSP, loadDashboard, type DashboardBuild } from "../../src/web/dashboard.js";
 import { startTestApp } from "../support/harness.js";
 
@@ -98,6 +99,38 @@ test("hashed assets: their content type and a one-year immutable cache; other fi
     const gone = await t.request({ method: "GET", url: "/dashboard/assets/index-Old999.js" });
     assert.equal(gone.statusCode, 404);
     assert.equal(gone.json().code, "NOT_FOUND");
+  } finally {
+    await t.close();
+    dist.cleanup();
+  }
+});
+
+test("text files go out gzipped to clients that accept gzip, and as they are to others", async () => {
+  const dist = fakeDist();
+  // A script big enough to be worth compressing (tiny files are sent as they are).
+  const big = `${"export const line = 'the dashboard';\n".repeat(200)}`;
+  fs.writeFileSync(path.join(dist.dir, "assets/big-Gz1.js"), big);
+  const build = loadDashboard(dist.dir);
+  assert.ok(build);
+  const t = await startTestApp({}, { dashboard: build });
+  try {
+    const url = "/dashboard/assets/big-Gz1.js";
+    const gz = await t.request({ method: "GET", url, headers: { "accept-encoding": "br, gzip;q=0.8" } });
+    assert.equal(gz.statusCode, 200);
+    assert.equal(gz.headers["content-encoding"], "gzip");
+    assert.equal(gz.headers["vary"], "accept-encoding");
+    assert.ok(gz.rawPayload.length < big.length / 5, `${gz.rawPayload.length} bytes`);
+    assert.equal(gunzipSync(gz.rawPayload).toString(), big);
+
+    for (const accept of [undefined, "identity", "gzip;q=0", "br"]) {
+      const plain = await t.request({
+        method: "GET",
+        url,
+        headers: accept === undefined ? {} : { "accept-encoding": accept },
+      });
+      assert.equal(plain.headers["content-encoding"], undefined, String(accept));
+      assert.equal(plain.body, big, String(accept));
+    }
   } finally {
     await t.close();
     dist.cleanup();

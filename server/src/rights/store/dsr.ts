@@ -303,10 +303,7 @@ export async function presentDsrIds(
 }
 
 /** The organisation's DSR queue health at `now` (queue.ts's queueHealthCounts), one aggregate row. */
-export const dsrQueueHealthQuery = (
-  organizationId: string,
-  at: { now: number; dueSoonWithinMs: number; closedSince: number },
-) =>
+export const dsrQueueHealthQuery = (organizationId: string, at: { now: number; closedSince: number }) =>
   qb
     .selectFrom("dsr_requests")
     .select(queueHealthCounts(DSR_OPEN_STATUSES, at))
@@ -317,7 +314,7 @@ export const dsrQueueHealthQuery = (
 export async function dsrQueueHealth(
   db: Queryable,
   organizationId: string,
-  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+  at: { now: number; closedSince: number },
 ): Promise<QueueHealth> {
   const row = await first(db, dsrQueueHealthQuery(organizationId, at));
   // An aggregate without GROUP BY always answers one row.

@@ -294,10 +294,7 @@ export async function presentGrievanceIds(
 }
 
 /** The organisation's grievance queue health at `now` (queue.ts's queueHealthCounts), one aggregate row. */
-export const grievanceQueueHealthQuery = (
-  organizationId: string,
-  at: { now: number; dueSoonWithinMs: number; closedSince: number },
-) =>
+export const grievanceQueueHealthQuery = (organizationId: string, at: { now: number; closedSince: number }) =>
   qb
     .selectFrom("grievances")
     .select(queueHealthCounts(GRIEVANCE_OPEN_STATUSES, at))
@@ -308,7 +305,7 @@ export const grievanceQueueHealthQuery = (
 export async function grievanceQueueHealth(
   db: Queryable,
   organizationId: string,
-  at: { now: number; dueSoonWithinMs: number; closedSince: number },
+  at: { now: number; closedSince: number },
 ): Promise<QueueHealth> {
   const row = await first(db, grievanceQueueHealthQuery(organizationId, at));
   // An aggregate without GROUP BY always answers one row.

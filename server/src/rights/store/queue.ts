@@ -61,9 +61,9 @@ export function queueConditions(
 
 /** How a queue stands at a moment: its open items by deadline, and the items closed lately. */
 export interface QueueHealth {
-  /** Open, on time and not due within `dueSoonWithinMs`. */
+  /** Open, neither due soon nor overdue. */
   open: number;
-  /** Open and due within `dueSoonWithinMs` (not yet overdue). */
+  /** Open and due soon (as `dueSoonAt`, the queue filter's and the clock sweep's rule), not yet overdue. */
   dueSoon: number;
   /** Open and past due (as `overdueAt`). */
   overdue: number;
@@ -72,22 +72,19 @@ export interface QueueHealth {
 }
 
 /**
- * The counts of a queue's health, one aggregate row over the rows `queueHealthRows` keeps. Due soon
- * here is a fixed time before the deadline (the dashboard's "due within a day"), not the clock
- * sweep's share of the period.
+ * The counts of a queue's health, one aggregate row over the rows `queueHealthRows` keeps. "Due
+ * soon" is the queue filter's rule (`dueSoonAt`), so a count on the overview is exactly what the
+ * filtered queue lists.
  */
-export function queueHealthCounts(
-  openStatuses: readonly string[],
-  at: { now: number; dueSoonWithinMs: number; closedSince: number },
-) {
-  const soon = at.now + at.dueSoonWithinMs;
-  const open = isOpen(openStatuses);
+export function queueHealthCounts(openStatuses: readonly string[], at: { now: number; closedSince: number }) {
+  const dueSoon = dueSoonAt(openStatuses, at.now);
+  const overdue = overdueAt(openStatuses, at.now);
   return [
-    sql<number>`count(*) FILTER (WHERE ${open} AND due_at > ${soon})`.as("open_count"),
-    sql<number>`count(*) FILTER (WHERE ${open} AND due_at > ${at.now} AND due_at <= ${soon})`.as(
-      "due_soon_count",
+    sql<number>`count(*) FILTER (WHERE ${isOpen(openStatuses)} AND NOT ${dueSoon} AND NOT ${overdue})`.as(
+      "open_count",
     ),
-    sql<number>`count(*) FILTER (WHERE ${overdueAt(openStatuses, at.now)})`.as("overdue_count"),
+    sql<number>`count(*) FILTER (WHERE ${dueSoon})`.as("due_soon_count"),
+    sql<number>`count(*) FILTER (WHERE ${overdue})`.as("overdue_count"),
     sql<number>`count(*) FILTER (WHERE closed_at >= ${at.closedSince})`.as("closed_count"),
   ] as const;
 }

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { parseCsv } from "../../../server/test/support/csv.js";
 import {
   browserSkip,
   checkAccessibility,
@@ -36,36 +37,6 @@ const HEADER = [
   "audit_hash",
   "audit_key_version",
 ];
-
-/** RFC 4180 records (quoted cells may hold commas, quotes and line breaks). */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      record.push(cell);
-      cell = "";
-    } else if (ch === "\r" && text[i + 1] === "\n") {
-      record.push(cell);
-      records.push(record);
-      record = [];
-      cell = "";
-      i++;
-    } else cell += ch;
-  }
-  assert.equal(cell + record.join(""), "", "the file ends with a complete record");
-  return records;
-}
 
 /** Sets the range, exports, waits for completion and downloads the file; answers its text. */
 async function exportRange(

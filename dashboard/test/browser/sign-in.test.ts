@@ -15,6 +15,7 @@ import {
   signIn,
   type User,
 } from "./support/browser.js";
+import { ok, staffClient } from "../../../server/test/support/staff-client.js";
 import { startGuard, type GuardUnderTest } from "./support/guard.js";
 
 const NAV_PAGES = [
@@ -195,6 +196,28 @@ describe("dashboard sign-in in Chromium", { skip: browserSkip }, () => {
     await signIn(page, guard, "dpo");
     await page.getByRole("heading", { level: 1, name: "Consent Gate" }).waitFor();
     assert.match(page.url(), /\/dashboard\/consent-gate$/);
+  });
+
+  test("the session ending between filling a form and sending it: the write is refused, sign-in, back to the page", async () => {
+    const { page } = await user();
+    await signIn(page, guard, "dpo", "/integrations");
+    const form = page.getByRole("form", { name: "Create an API key" });
+    await form.getByLabel("Key name").fill("written after the session ended");
+    guard.expireSessions();
+    await form.getByRole("button", { name: /create/i }).click();
+    // The server refused the write (401), so nothing was created; the dashboard asks to sign in again.
+    await page.getByText("Your session has ended. Sign in again to continue where you were.").waitFor();
+    assert.match(page.url(), /\/dashboard\/sign-in\?next=%2Fintegrations$/);
+    await signIn(page, guard, "dpo");
+    await page.getByRole("form", { name: "Create an API key" }).waitFor();
+    assert.match(page.url(), /\/dashboard\/integrations$/);
+    const keys = ok<{ apiKeys: { name: string }[] }>(
+      await staffClient(guard.t)(guard.seeded, "dpo", "GET", "/api/v1/staff/api-keys"),
+    );
+    assert.ok(
+      !keys.apiKeys.some((key) => key.name === "written after the session ended"),
+      "no key was created by the refused write",
+    );
   });
 
   test("at phone width (390px) the navigation is behind a labelled Menu button; axe passes", async () => {

@@ -18,42 +18,13 @@ import {
   publishTestNotice,
   recordConsent,
 } from "../support/consent-fixtures.js";
+import { parseCsv } from "../support/csv.js";
 import { seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
 import { ok, staffClient } from "../support/staff-client.js";
 
 const EXPORT = "/api/v1/staff/exports/consent-evidence";
 const HEADER = `${EVIDENCE_COLUMNS.join(",")}\r\n`;
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** Splits CSV text into records of cells (RFC 4180: quoted cells may hold commas, quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      record.push(cell);
-      cell = "";
-    } else if (ch === "\r" && text[i + 1] === "\n") {
-      record.push(cell);
-      records.push(record);
-      record = [];
-      cell = "";
-      i++;
-    } else cell += ch;
-  }
-  assert.equal(cell + record.join(""), "", "the text ends with CRLF");
-  return records;
-}
 
 async function collect(chunks: AsyncIterable<string>): Promise<string> {
   let text = "";

@@ -4,7 +4,6 @@
 // the request is read again.
 import { useState } from "react";
 import { api, ok } from "../../api/client.js";
-import { ApiError } from "../../api/errors.js";
 import type { PageProps } from "../../routes.js";
 import { Link } from "../../router.js";
 import {
@@ -12,21 +11,20 @@ import {
   DateTime,
   ErrorNotice,
   Field,
-  Loading,
-  Notice,
   Page,
   unclaimedError,
   useApi,
   WriteGuard,
 } from "../../ui/index.js";
+import { DetailFacts, Fact } from "./DetailFacts.js";
+import { DetailFeedback } from "./DetailFeedback.js";
 import { History } from "./History.js";
-import { PrincipalLink } from "./PrincipalLink.js";
 import "./rights.css";
 import { DSR_MOVE_LABELS, DSR_STATUS_LABELS, DSR_TYPE_LABELS } from "./labels.js";
 import { ResponsePayload } from "./ResponsePayload.js";
-import { Sla } from "./Sla.js";
 import { dsrActions, type DsrStatus } from "./state-machine.js";
 import { StatutoryDenial } from "./StatutoryDenial.js";
+import { useDetailWrite } from "./useDetailWrite.js";
 
 const FIELDS = ["reason", "responsePayload"] as const;
 type Pending = { kind: "move"; to: DsrStatus } | { kind: "summary" };
@@ -39,55 +37,31 @@ export default function DsrDetail({ params }: PageProps) {
   );
   const [reason, setReason] = useState("");
   const [answer, setAnswer] = useState("");
-  const [error, setError] = useState<unknown>(undefined);
-  const [done, setDone] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<Pending | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const succeeded = (message: string) => {
+  const { error, done, busy, run, succeeded } = useDetailWrite(detail.reload, () => {
     setReason("");
     setAnswer("");
-    setError(undefined);
-    setDone(message);
-    detail.reload();
+  });
+
+  /** One action as one API call; answers what happened, in words. */
+  const perform = async (action: Pending): Promise<string> => {
+    if (action.kind === "summary") {
+      await api.POST("/api/v1/staff/dsr/{requestId}/summary", { params: { path: { requestId } } });
+      return "The summary was generated and the request is completed.";
+    }
+    const final = action.to === "completed" || action.to === "rejected";
+    await api.PATCH("/api/v1/staff/dsr/{requestId}", {
+      params: { path: { requestId } },
+      body: {
+        status: action.to,
+        ...(reason.trim() ? { reason } : {}),
+        ...(final && answer.trim() ? { responsePayload: answer } : {}),
+      },
+    });
+    return `The request is now ${DSR_STATUS_LABELS[action.to].toLowerCase()}.`;
   };
 
-  /** Runs one action; a field's error goes next to its field, a refused move re-reads the request. */
-  const run = async (action: Pending): Promise<void> => {
-    setDone(null);
-    setError(undefined);
-    try {
-      if (action.kind === "summary") {
-        await api.POST("/api/v1/staff/dsr/{requestId}/summary", { params: { path: { requestId } } });
-        succeeded("The summary was generated and the request is completed.");
-      } else {
-        const final = action.to === "completed" || action.to === "rejected";
-        await api.PATCH("/api/v1/staff/dsr/{requestId}", {
-          params: { path: { requestId } },
-          body: {
-            status: action.to,
-            ...(reason.trim() ? { reason } : {}),
-            ...(final && answer.trim() ? { responsePayload: answer } : {}),
-          },
-        });
-        succeeded(`The request is now ${DSR_STATUS_LABELS[action.to].toLowerCase()}.`);
-      }
-    } catch (caught) {
-      if (caught instanceof ApiError && caught.code === "INVALID_STATUS_TRANSITION") detail.reload();
-      throw caught;
-    }
-  };
-
-  const runNow = async (action: Pending) => {
-    setBusy(true);
-    try {
-      await run(action);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const runNow = (action: Pending) => run(() => perform(action));
 
   // The dialog closes either way: a failure is shown in the form, next to the field it names.
   const runConfirmed = async () => {
@@ -105,43 +79,23 @@ export default function DsrDetail({ params }: PageProps) {
 
   return (
     <Page title={title} actions={<Link to="/rights/dsr">Back to the DSR queue</Link>}>
-      {detail.loading && !data ? <Loading label="Loading the request…" /> : null}
-      <ErrorNotice error={detail.error} onRetry={detail.reload} />
-      {done ? <Notice tone="success">{done}</Notice> : null}
+      <DetailFeedback detail={detail} loadingLabel="Loading the request…" done={done} />
       {request && data ? (
         <>
-          <dl className="rights-facts">
-            <dt>Request id</dt>
-            <dd>
-              <code className="rights-id">{request.requestId}</code>
-            </dd>
-            <dt>Type</dt>
-            <dd>{DSR_TYPE_LABELS[request.type]}</dd>
-            <dt>Status</dt>
-            <dd>
-              <span className={`status-badge status-${request.status}`}>
-                {DSR_STATUS_LABELS[request.status]}
-              </span>
-            </dd>
-            <dt>Principal</dt>
-            <dd>
-              <PrincipalLink externalId={request.externalId} />
-            </dd>
-            <dt>Filed</dt>
-            <dd>
-              <DateTime value={request.createdAt} />
-            </dd>
-            <dt>Deadline</dt>
-            <dd>
-              <DateTime value={request.dueAt} /> · <Sla dueAt={request.dueAt} state={request.dueState} />
-            </dd>
-            <dt>Closed</dt>
-            <dd>
+          <DetailFacts
+            idLabel="Request id"
+            id={request.requestId}
+            item={request}
+            statusLabel={DSR_STATUS_LABELS[request.status]}
+            lead={<Fact term="Type">{DSR_TYPE_LABELS[request.type]}</Fact>}
+          >
+            <Fact term="Closed">
               <DateTime value={request.closedAt} />
-            </dd>
-            <dt>Details from the principal</dt>
-            <dd className="rights-text">{request.requestDetails || "—"}</dd>
-          </dl>
+            </Fact>
+            <Fact term="Details from the principal" text>
+              {request.requestDetails || "—"}
+            </Fact>
+          </DetailFacts>
 
           <section className="rights-section" aria-labelledby="answer-heading">
             <h2 id="answer-heading">Answer</h2>
@@ -233,10 +187,7 @@ export default function DsrDetail({ params }: PageProps) {
             </p>
           )}
 
-          <History
-            transitions={data.transitions}
-            statusLabel={(s) => DSR_STATUS_LABELS[s as DsrStatus] ?? s}
-          />
+          <History transitions={data.transitions} statusLabels={DSR_STATUS_LABELS} />
 
           <ConfirmDialog
             open={confirm !== null}

@@ -1,14 +1,14 @@
 // The DSR queue: filters in the URL, earliest deadline first (as the API sorts), paged by cursor.
 import { api, ok, type Schemas } from "../../api/client.js";
-import { Link, useLocation } from "../../router.js";
-import { useStaff } from "../../session/SessionProvider.js";
-import { DataTable, DateTime, EmptyState, ErrorNotice, Loading, Page, useApi } from "../../ui/index.js";
+import { Link } from "../../router.js";
+import { Page, type Column } from "../../ui/index.js";
 import { DSR_STATUS_LABELS, DSR_TYPE_LABELS } from "./labels.js";
-import { pick, Pager, QueueFilters, SLA_FILTER, slaQuery, type FilterDef } from "./QueueControls.js";
+import { pick, QueueFilters, SLA_FILTER, type FilterDef } from "./QueueControls.js";
+import { QueueTable } from "./QueueTable.js";
 import { QueueTabs } from "./QueueTabs.js";
 import { SettingsPanel } from "./SettingsPanel.js";
-import { Sla } from "./Sla.js";
 import { DSR_STATUSES, DSR_TYPES } from "./state-machine.js";
+import { useQueueList } from "./useQueueList.js";
 
 type DsrRequest = Schemas["DsrRequest"];
 
@@ -18,28 +18,32 @@ const FILTERS: readonly FilterDef[] = [
   SLA_FILTER,
 ];
 
+/** The row header: the request's type and id, linking to its page. */
+const REQUEST_COLUMN: Column<DsrRequest> = {
+  key: "request",
+  header: "Request",
+  rowHeader: true,
+  render: (r) => (
+    <Link to={`/rights/dsr/${encodeURIComponent(r.requestId)}`}>
+      {DSR_TYPE_LABELS[r.type]} <span className="rights-id">{r.requestId}</span>
+    </Link>
+  ),
+};
+
 export function DsrQueue() {
-  const { organizationId } = useStaff();
-  const { query, full } = useLocation();
-  const cursor = query.get("cursor") ?? undefined;
-  const list = useApi(
-    () =>
-      ok(
-        api.GET("/api/v1/staff/dsr", {
-          params: {
-            query: {
-              organizationId,
-              status: pick(query, "status", DSR_STATUSES),
-              type: pick(query, "type", DSR_TYPES),
-              ...slaQuery(query),
-              cursor,
-            },
+  const queue = useQueueList(FILTERS, (common, query) =>
+    ok(
+      api.GET("/api/v1/staff/dsr", {
+        params: {
+          query: {
+            ...common,
+            status: pick(query, "status", DSR_STATUSES),
+            type: pick(query, "type", DSR_TYPES),
           },
-        }),
-      ),
-    [organizationId, full],
+        },
+      }),
+    ),
   );
-  const filtered = FILTERS.some((filter) => query.get(filter.name));
 
   return (
     <Page
@@ -48,45 +52,20 @@ export function DsrQueue() {
     >
       <QueueTabs current="dsr" />
       <SettingsPanel />
-      <QueueFilters filters={FILTERS} query={query} />
-      <ErrorNotice error={list.error} onRetry={list.reload} />
-      {list.loading ? <Loading label="Loading requests…" /> : null}
-      {list.data && !list.loading ? (
-        <>
-          <DataTable
-            caption="Data subject requests"
-            captionHidden
-            columns={[
-              {
-                key: "request",
-                header: "Request",
-                rowHeader: true,
-                render: (r: DsrRequest) => (
-                  <Link to={`/rights/dsr/${encodeURIComponent(r.requestId)}`}>
-                    {DSR_TYPE_LABELS[r.type]} <span className="rights-id">{r.requestId}</span>
-                  </Link>
-                ),
-              },
-              { key: "principal", header: "Principal", render: (r) => r.externalId ?? "—" },
-              { key: "status", header: "Status", render: (r) => DSR_STATUS_LABELS[r.status] },
-              { key: "filed", header: "Filed", render: (r) => <DateTime value={r.createdAt} /> },
-              { key: "due", header: "Deadline", render: (r) => <Sla dueAt={r.dueAt} state={r.dueState} /> },
-            ]}
-            rows={list.data.requests}
-            rowKey={(r) => r.requestId}
-            empty={
-              <EmptyState
-                title={filtered ? "No requests match these filters" : "No data subject requests yet"}
-              >
-                {filtered
-                  ? "Change or clear the filters to see other requests."
-                  : "Requests principals file through the API or the banner appear here."}
-              </EmptyState>
-            }
-          />
-          <Pager nextCursor={list.data.nextCursor} onFirstPage={cursor === undefined} />
-        </>
-      ) : null}
+      <QueueFilters filters={FILTERS} query={queue.query} />
+      <QueueTable
+        queue={queue}
+        rows={(data) => data.requests}
+        noun="requests"
+        caption="Data subject requests"
+        first={REQUEST_COLUMN}
+        statusLabels={DSR_STATUS_LABELS}
+        rowKey={(r) => r.requestId}
+        none={{
+          title: "No data subject requests yet",
+          text: "Requests principals file through the API or the banner appear here.",
+        }}
+      />
     </Page>
   );
 }

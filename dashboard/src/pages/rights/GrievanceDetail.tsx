@@ -3,7 +3,6 @@
 // response; the server stays the judge and its refusal is shown (and the grievance read again).
 import { useState, type FormEvent } from "react";
 import { api, ok } from "../../api/client.js";
-import { ApiError } from "../../api/errors.js";
 import type { PageProps } from "../../routes.js";
 import { Link } from "../../router.js";
 import {
@@ -11,19 +10,18 @@ import {
   DateTime,
   ErrorNotice,
   Field,
-  Loading,
-  Notice,
   Page,
   unclaimedError,
   useApi,
   WriteGuard,
 } from "../../ui/index.js";
+import { DetailFacts, Fact } from "./DetailFacts.js";
+import { DetailFeedback } from "./DetailFeedback.js";
 import { History } from "./History.js";
-import { PrincipalLink } from "./PrincipalLink.js";
 import "./rights.css";
 import { GRIEVANCE_STATUS_LABELS } from "./labels.js";
-import { Sla } from "./Sla.js";
 import { grievanceNextStatuses, type GrievanceStatus } from "./state-machine.js";
+import { useDetailWrite } from "./useDetailWrite.js";
 
 type Move = Exclude<GrievanceStatus, "open">;
 const FIELDS = ["response", "status"] as const;
@@ -40,10 +38,11 @@ export default function GrievanceDetail({ params }: PageProps) {
   );
   const [response, setResponse] = useState("");
   const [status, setStatus] = useState<Move | "">("");
-  const [error, setError] = useState<unknown>(undefined);
-  const [done, setDone] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { error, done, busy, run } = useDetailWrite(detail.reload, () => {
+    setResponse("");
+    setStatus("");
+  });
 
   const grievance = detail.data?.grievance;
   const moves = grievance
@@ -51,26 +50,14 @@ export default function GrievanceDetail({ params }: PageProps) {
     : [];
   const target: Move | undefined = status !== "" && moves.includes(status) ? status : moves[0];
 
-  const send = async (to: Move) => {
-    setBusy(true);
-    setError(undefined);
-    setDone(null);
-    try {
+  const send = (to: Move) =>
+    run(async () => {
       await api.POST("/api/v1/staff/grievances/{grievanceId}/respond", {
         params: { path: { grievanceId } },
         body: { status: to, response },
       });
-      setResponse("");
-      setStatus("");
-      setDone(`Response sent; the grievance is ${GRIEVANCE_STATUS_LABELS[to].toLowerCase()}.`);
-      detail.reload();
-    } catch (caught) {
-      if (caught instanceof ApiError && caught.code === "INVALID_STATUS_TRANSITION") detail.reload();
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return `Response sent; the grievance is ${GRIEVANCE_STATUS_LABELS[to].toLowerCase()}.`;
+    });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -85,48 +72,28 @@ export default function GrievanceDetail({ params }: PageProps) {
       title={grievance ? `Grievance: ${grievance.subject}` : "Grievance"}
       actions={<Link to="/rights/grievances">Back to the grievance queue</Link>}
     >
-      {detail.loading && !detail.data ? <Loading label="Loading the grievance…" /> : null}
-      <ErrorNotice error={detail.error} onRetry={detail.reload} />
-      {done ? <Notice tone="success">{done}</Notice> : null}
+      <DetailFeedback detail={detail} loadingLabel="Loading the grievance…" done={done} />
       {grievance && detail.data ? (
         <>
-          <dl className="rights-facts">
-            <dt>Grievance id</dt>
-            <dd>
-              <code className="rights-id">{grievance.grievanceId}</code>
-            </dd>
-            <dt>Status</dt>
-            <dd>
-              <span className={`status-badge status-${grievance.status}`}>
-                {GRIEVANCE_STATUS_LABELS[grievance.status]}
-              </span>
-            </dd>
-            <dt>Principal</dt>
-            <dd>
-              <PrincipalLink externalId={grievance.externalId} />
-            </dd>
-            <dt>Filed</dt>
-            <dd>
-              <DateTime value={grievance.createdAt} />
-            </dd>
-            <dt>Deadline</dt>
-            <dd>
-              <DateTime value={grievance.dueAt} /> ·{" "}
-              <Sla dueAt={grievance.dueAt} state={grievance.dueState} />
-            </dd>
-            <dt>Last response</dt>
-            <dd>
+          <DetailFacts
+            idLabel="Grievance id"
+            id={grievance.grievanceId}
+            item={grievance}
+            statusLabel={GRIEVANCE_STATUS_LABELS[grievance.status]}
+          >
+            <Fact term="Last response">
               <DateTime value={grievance.respondedAt} />
-            </dd>
-            <dt>Resolved</dt>
-            <dd>
+            </Fact>
+            <Fact term="Resolved">
               <DateTime value={grievance.closedAt} />
-            </dd>
-            <dt>Description</dt>
-            <dd className="rights-text">{grievance.description}</dd>
-            <dt>Response</dt>
-            <dd className="rights-text">{grievance.response ?? "No response yet."}</dd>
-          </dl>
+            </Fact>
+            <Fact term="Description" text>
+              {grievance.description}
+            </Fact>
+            <Fact term="Response" text>
+              {grievance.response ?? "No response yet."}
+            </Fact>
+          </DetailFacts>
 
           {moves.length > 0 ? (
             <section className="rights-section" aria-labelledby="respond-heading">
@@ -167,10 +134,7 @@ export default function GrievanceDetail({ params }: PageProps) {
             <p className="rights-final">This grievance is resolved: that is final.</p>
           )}
 
-          <History
-            transitions={detail.data.transitions}
-            statusLabel={(s) => GRIEVANCE_STATUS_LABELS[s as GrievanceStatus] ?? s}
-          />
+          <History transitions={detail.data.transitions} statusLabels={GRIEVANCE_STATUS_LABELS} />
 
           <ConfirmDialog
             open={confirming}

@@ -9,11 +9,13 @@ type Transition = Schemas["RightsTransition"] & { index: number };
 
 export function History({
   transitions,
-  statusLabel,
+  statusLabels,
 }: {
   transitions: readonly Schemas["RightsTransition"][];
-  statusLabel: (status: string) => string;
+  /** The words for the item's statuses; a status it does not name is shown as the API sent it. */
+  statusLabels: Readonly<Record<string, string>>;
 }) {
+  const statusLabel = (status: string) => statusLabels[status] ?? status;
   return (
     <section className="rights-section" aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>

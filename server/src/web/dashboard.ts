@@ -4,8 +4,8 @@
 // `/dashboard/<path>` is a client-side route and gets index.html. Hashed assets (`assets/*`) never
 // change under a name, so they are cached for a year; index.html is revalidated on every load so
 // a new build reaches users at once. The CSP allows no inline script or style and no third party.
-// Text files go out gzipped to clients that accept it (the first page's script is ~240 kB raw, ~78 kB
-// gzipped): each is compressed on its first request and the result kept, so start-up pays nothing.
+// Text files go out gzipped to clients that accept it (bench/README.md, "The DPO dashboard"): each
+// is compressed on its first request and the result kept, so start-up pays nothing.
 import fs from "node:fs";
 import { gzipSync } from "node:zlib";
 import path from "node:path";

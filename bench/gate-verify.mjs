@@ -16,12 +16,12 @@
 // Target: at 64 connections the gate reaches at least half the bare route's requests/s.
 //   node --import tsx bench/gate-verify.mjs [--duration 6] [--rounds 3] [--connections 16,64]
 //                                           [--engines pglite,postgres] [--consents 5000]
-import { spawn } from "node:child_process";
-import readline from "node:readline";
+//                                           [--log-level info]
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { startThrowawayPostgres } from "../scripts/lib/postgres-cluster.mjs";
 import { cpuTimeAvailable, postmasterPid, processCpuSeconds, processTreeCpuSeconds } from "./cpu-time.mjs";
+import { startTarget } from "./target-process.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     connections: { type: "string", default: "16,64" },
     engines: { type: "string", default: "pglite,postgres" },
     consents: { type: "string", default: "5000" },
+    // Unset: the shipped default, what a deployment logs at (target-server.mjs).
+    "log-level": { type: "string" },
   },
 });
 const duration = Number(values.duration);
@@ -37,30 +39,7 @@ const rounds = Number(values.rounds);
 const concurrencies = values.connections.split(",").map(Number);
 const engines = values.engines.split(",").filter(Boolean);
 const consentCount = Number(values.consents);
-
-/** Starts a target process and resolves with its first JSON line. */
-function startTarget(args) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", new URL("./target-server.mjs", import.meta.url).pathname, ...args],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const lines = readline.createInterface({ input: child.stdout });
-  const next = () =>
-    new Promise((resolve, reject) => {
-      lines.once("line", (line) => resolve(JSON.parse(line)));
-      child.once("exit", (code) => reject(new Error(`target exited with ${code}`)));
-    });
-  return next().then((ready) => ({
-    ready,
-    pid: child.pid,
-    stop: async () => {
-      const last = next();
-      child.kill("SIGTERM");
-      return last;
-    },
-  }));
-}
+const logLevelArgs = values["log-level"] ? ["--log-level", values["log-level"]] : [];
 
 /** CPU seconds so far: the target's server process, its PostgreSQL (if any), and this process. */
 function cpuReading(t) {
@@ -108,7 +87,12 @@ function load({ url, headers, body }, connections, seconds) {
 
 /** A running Guard server whose organisation holds `consentCount` consents, as a load request. */
 async function startGuard(databaseUrl) {
-  const target = await startTarget(["guard", String(consentCount), ...(databaseUrl ? [databaseUrl] : [])]);
+  const target = await startTarget([
+    "guard",
+    String(consentCount),
+    ...(databaseUrl ? [databaseUrl] : []),
+    ...logLevelArgs,
+  ]);
   const { url, apiKey, consentIds } = target.ready;
   return {
     target,
@@ -197,7 +181,8 @@ try {
   console.log(
     `\nConsent Gate benchmark: ${rounds} alternating rounds of ${duration} s per target and concurrency ` +
       `(after a warm-up), medians shown; the organisation holds ${consentCount} consents; ` +
-      `Node ${process.version}; PostgreSQL with fsync and synchronous_commit on; ` +
+      `Node ${process.version}; log level ${values["log-level"] ?? "the shipped default"}; ` +
+      "PostgreSQL with fsync and synchronous_commit on; " +
       "PGlite writes each commit to its data directory but does not fsync (see README)",
   );
   console.table(rows);

@@ -5,6 +5,7 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
 import { makeTreePrivate } from "./data-dir-permissions.js";
+import { analyzeChangedTables } from "./embedded-statistics.js";
 import { PreparedStatements, runPipelined, typeParsers, type PipelinedOptions } from "./pglite-pipelined.js";
 
 export type Row = Record<string, unknown>;
@@ -81,26 +82,46 @@ const parseInt8 = (value: string): number => Number(value);
 const PARSE_TYPE = typeParsers({ [INT8_OID]: parseInt8 });
 
 // PostgreSQL keeps a prepared statement's plan until something invalidates it; on a server, the
-// ANALYZE that autovacuum runs as a table grows does. PGlite runs no autovacuum, so a plan made
-// while a table was small (a scan of its one page) would be kept while it grows to millions of
-// rows. So the embedded database drops its session's plans this often, and each statement is
-// planned again on its next use, against the tables as they are then.
-const PGLITE_REPLAN_INTERVAL_MS = 60_000;
+// ANALYZE that autovacuum runs as a table grows does, and the new statistics also steer every
+// statement planned afresh. PGlite runs no autovacuum, so the embedded database checks this often
+// for tables changed past autovacuum's threshold and ANALYZEs them (db/embedded-statistics.ts):
+// its plans then follow its tables as a server's do. Once a minute is autovacuum's default naptime.
+const PGLITE_STATISTICS_INTERVAL_MS = 60_000;
 
 class PgliteDatabase implements Database {
   readonly kind = "pglite" as const;
   private readonly prepared = new PreparedStatements();
-  private readonly replanTimer: NodeJS.Timeout;
+  private readonly statisticsTimer: NodeJS.Timeout;
+  private statisticsRun: Promise<string[]> | undefined;
   constructor(
     private readonly db: PGlite,
     private readonly lock: DataDirLock | undefined,
     private readonly dataDir: string | undefined,
   ) {
-    this.replanTimer = setInterval(() => void this.discardPlans(), PGLITE_REPLAN_INTERVAL_MS);
-    this.replanTimer.unref();
+    // A failed turn (the database closing meanwhile) leaves the statistics to the next one, as a
+    // server's autovacuum does when its worker is cancelled.
+    const refresh = () => void this.refreshStatistics().catch(() => undefined);
+    this.statisticsTimer = setInterval(refresh, PGLITE_STATISTICS_INTERVAL_MS);
+    this.statisticsTimer.unref();
   }
 
-  /** Drops every cached plan of the session (prepared statements stay, and re-plan on next use). */
+  /**
+   * ANALYZEs the tables changed past autovacuum's threshold and resolves to their names; called
+   * while a run is in progress, it joins that run.
+   */
+  private refreshStatistics(): Promise<string[]> {
+    if (this.db.closed) return Promise.resolve([]);
+    this.statisticsRun ??= analyzeChangedTables(this).finally(() => {
+      this.statisticsRun = undefined;
+    });
+    return this.statisticsRun;
+  }
+
+  /**
+   * Drops every cached plan of the session (prepared statements stay, and re-plan on next use).
+   * Not needed to follow growth: the ANALYZE of refreshStatistics invalidates the plans of the
+   * statements on the tables it analyzes.
+   */
   async discardPlans(): Promise<void> {
     if (this.db.closed) return;
     // A failure (the database closing meanwhile) only leaves the old plans until the next turn.
@@ -156,7 +177,9 @@ class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.replanTimer);
+    clearInterval(this.statisticsTimer);
+    // An ANALYZE in progress finishes first; its failure is the timer's, not the closer's.
+    await this.statisticsRun?.catch(() => undefined);
     try {
       if (!this.db.closed) await this.db.close();
       // Whatever PostgreSQL wrote during the session is left private too.

@@ -34,6 +34,16 @@ export interface AuditEntriesTable {
   prev_hash: string;
   entry_hash: string;
   created_at: number;
+  entry_ref: number;
+}
+
+export interface AuditQueueTable {
+  organization_id: string;
+  entry_ref: Generated<number>;
+  entry_type: string;
+  subject_id: string;
+  payload: string;
+  created_at: number;
 }
 
 export interface BannerConfigsTable {
@@ -76,7 +86,7 @@ export interface ConsentEventsTable {
   reason: string | null;
   audit_hash: string;
   audit_key_version: number;
-  audit_seq: number;
+  audit_ref: number;
 }
 
 export interface ConsentsTable {
@@ -266,13 +276,6 @@ export interface PrincipalsTable {
   email: string | null;
 }
 
-export interface RateLimitBucketsTable {
-  organization_id: string;
-  bucket_key: string;
-  window_start: number;
-  hits: number;
-}
-
 export interface RegisteredAppsTable {
   organization_id: string;
   app_id: string;
@@ -397,6 +400,7 @@ export interface Tables {
   api_keys: ApiKeysTable;
   audit_chain_heads: AuditChainHeadsTable;
   audit_entries: AuditEntriesTable;
+  audit_queue: AuditQueueTable;
   banner_configs: BannerConfigsTable;
   cm_signals: CmSignalsTable;
   consent_events: ConsentEventsTable;
@@ -416,7 +420,6 @@ export interface Tables {
   parental_verifications: ParentalVerificationsTable;
   principal_erasures: PrincipalErasuresTable;
   principals: PrincipalsTable;
-  rate_limit_buckets: RateLimitBucketsTable;
   registered_apps: RegisteredAppsTable;
   registered_domains: RegisteredDomainsTable;
   rights_settings: RightsSettingsTable;

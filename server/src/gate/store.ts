@@ -58,8 +58,8 @@ const unnestDecisions = sql<{
  * - The consent lookup is a scalar subquery with `LIMIT 1` (one primary-key probe per
  *   verification), not a join: for a join the planner, expecting 100 input rows, hashes the whole
  *   consents table until it holds tens of thousands of rows, a sequential scan for every group
- *   however small, kept until the session re-plans (ANALYZE on a server; once a minute on PGlite,
- *   see db/database.ts).
+ *   however small, kept until the session re-plans (after ANALYZE: autovacuum's on a server, the
+ *   embedded statistics job's on PGlite, db/embedded-statistics.ts).
  */
 export const RECORD_DECISIONS_SQL = `
   WITH found AS (

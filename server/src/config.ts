@@ -14,6 +14,11 @@ export interface Config {
   port: number;
   production: boolean;
   logLevel: (typeof LOG_LEVELS)[number];
+  /**
+   * Log every request as it comes and goes (two info lines each). Off by default: on a busy service
+   * those lines cost more than the request itself; errors and warnings carry the request id anyway.
+   */
+  accessLog: boolean;
   /** HMAC key for principal access tokens (HS256). */
   tokenSecret: string;
   /** Principal access-token lifetime; the contract allows at most 60 minutes. */
@@ -300,6 +305,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     port: overrides.port ?? integer(env, INTEGER_SETTINGS.port),
     production,
     logLevel,
+    accessLog: boolean(env, "GUARD_ACCESS_LOG", false),
     tokenSecret,
     tokenTtlMinutes: integer(env, INTEGER_SETTINGS.tokenTtlMinutes),
     sessionTtlHours: integer(env, INTEGER_SETTINGS.sessionTtlHours),

@@ -10,7 +10,8 @@ import { auditHashNow, type AuditKeys } from "../audit/keys.js";
 import type { Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
-import { publishedItemization, publishedVersionNumbers, versionItemization } from "../notices/store.js";
+import { currentItemization } from "../notices/published-cache.js";
+import { publishedVersionNumbers, versionItemization } from "../notices/store.js";
 import { isTrackingPurpose, isVerifiedChild, type ItemizedEntry } from "./children.js";
 import { recordConsentEvent } from "./events.js";
 import {
@@ -61,7 +62,8 @@ export interface ConsentNotice {
 /**
  * The notice version a new consent is given against: the notice must be the organisation's (else
  * 404, the same as absent), published (else NOTICE_NOT_PUBLISHED: draft, archived, or every version
- * superseded), and must itemise `purpose` (else VALIDATION_ERROR on `purpose`).
+ * superseded), and must itemise `purpose` (else VALIDATION_ERROR on `purpose`). Read through the
+ * notices' per-instance cache: a publish or archive is announced in its transaction.
  */
 export async function resolveConsentNotice(
   db: Queryable,
@@ -69,7 +71,7 @@ export async function resolveConsentNotice(
   noticeId: string,
   purpose: string,
 ): Promise<ConsentNotice> {
-  const published = await publishedItemization(db, organizationId, noticeId);
+  const published = await currentItemization(db, organizationId, noticeId);
   if (published === undefined) throw notFound("No such notice in this organisation");
   if (published === null) {
     throw new Failure("NOTICE_NOT_PUBLISHED", "The notice has no published version to consent to");

@@ -9,8 +9,13 @@
 // A missing or ill-typed value means the default, so a bad setting never breaks consent capture.
 // Staff change them with PATCH /api/v1/staff/organization/settings or `guard org settings`
 // (settings/organization-settings.ts), which validate against the ranges below.
+//
+// Every anonymous capture reads them, so they are served from a per-instance cache that the
+// settings change announces (topic organization_settings) in its transaction.
 import { readStoredSettings } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
+import { processInvalidations } from "../db/invalidation.js";
+import { ReadThroughCache } from "../db/read-through-cache.js";
 import { intIn } from "../lib/int-in.js";
 
 export interface ConsentSettings {
@@ -54,11 +59,21 @@ export function parseConsentSettings(settings: unknown): ConsentSettings {
   };
 }
 
+// Read from code handed only `db`, so the cache listens to every feed of the process (see
+// db/invalidation.ts); an unknown organisation is never stored.
+const settingsCache = new ReadThroughCache<{ organizationId: string; settings: ConsentSettings }>(
+  processInvalidations,
+  { topic: "organization_settings", max: 10_000, ttlMs: 60_000 },
+);
+
 /** The organisation's consent settings; undefined when there is no such organisation. */
 export async function readConsentSettings(
   db: Queryable,
   organizationId: string,
 ): Promise<ConsentSettings | undefined> {
-  const stored = await readStoredSettings(db, organizationId);
-  return stored === undefined ? undefined : parseConsentSettings(stored);
+  const entry = await settingsCache.get(organizationId, async () => {
+    const stored = await readStoredSettings(db, organizationId);
+    return stored === undefined ? undefined : { organizationId, settings: parseConsentSettings(stored) };
+  });
+  return entry?.settings;
 }

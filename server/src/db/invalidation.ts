@@ -7,19 +7,42 @@
 //
 // A cache must not trust itself while the feed is disconnected (notifications are being missed)
 // and must forget everything when it reconnects: `InvalidationFeed.connected` and the reset event.
+//
+// Most caches belong to one app and listen to its feed. A few are read from code that is handed
+// only a transaction, deep inside many callers (the webhook endpoint list behind every enqueued
+// event, the settings and notice reads of a capture): those listen to `processInvalidations`, every
+// feed open in this process as one, and trust themselves only while at least one feed is open and
+// all of them are connected. In production a process serves one database through one feed, so
+// this is the same guarantee; a process with no feed (a CLI command) reads through.
 import { EventEmitter } from "node:events";
 import type { Database, NotificationListener, Queryable } from "./database.js";
 
 export const INVALIDATION_CHANNEL = "guard_cache_invalidation";
 
-export type InvalidationTopic = "api_keys" | "capabilities" | "registered_domains";
+export type InvalidationTopic =
+  | "api_keys"
+  | "capabilities"
+  | "registered_domains"
+  // organizations.settings (consent settings read on every anonymous capture)
+  | "organization_settings"
+  // which version of a notice is published (read on every capture)
+  | "notices"
+  // the enabled, undeleted webhook endpoints and their event types (read on every enqueued event)
+  | "webhook_endpoints";
 
 export interface Invalidation {
   topic: InvalidationTopic;
   organizationId: string;
 }
 
-const TOPICS = new Set<string>(["api_keys", "capabilities", "registered_domains"]);
+const TOPICS = new Set<string>([
+  "api_keys",
+  "capabilities",
+  "registered_domains",
+  "organization_settings",
+  "notices",
+  "webhook_endpoints",
+]);
 
 /** Same-process delivery, ahead of the notification's round trip through PostgreSQL. */
 const inProcess = new EventEmitter().setMaxListeners(0);
@@ -52,8 +75,15 @@ export interface InvalidationSubscriber {
   reset(): void;
 }
 
+/** What a cache listens to: a feed, or every feed of the process (`processInvalidations`). */
+export interface InvalidationSource {
+  /** Whether invalidations are arriving; while false, caches must read through. */
+  readonly connected: boolean;
+  subscribe(subscriber: InvalidationSubscriber): void;
+}
+
 /** One per running app: the listening session and the caches it keeps honest. */
-export class InvalidationFeed {
+export class InvalidationFeed implements InvalidationSource {
   private readonly subscribers = new Set<InvalidationSubscriber>();
   private listener: NotificationListener | undefined;
   private readonly onLocal = (invalidation: Invalidation) => this.deliver(invalidation);
@@ -69,6 +99,7 @@ export class InvalidationFeed {
       reset: () => feed.resetAll(),
     });
     inProcess.on("invalidation", feed.onLocal);
+    processInvalidations.add(feed);
     return feed;
   }
 
@@ -81,8 +112,13 @@ export class InvalidationFeed {
     this.subscribers.add(subscriber);
   }
 
+  unsubscribe(subscriber: InvalidationSubscriber): void {
+    this.subscribers.delete(subscriber);
+  }
+
   async close(): Promise<void> {
     inProcess.off("invalidation", this.onLocal);
+    processInvalidations.remove(this);
     this.resetAll();
     await this.listener?.close();
   }
@@ -95,3 +131,47 @@ export class InvalidationFeed {
     for (const subscriber of this.subscribers) subscriber.reset();
   }
 }
+
+/**
+ * Every feed open in this process, as one source (see the header). Opening or closing a feed
+ * forgets everything: a cache filled while another feed listened may hold what the new one's
+ * database says otherwise, and with no feed left nothing is trusted anyway.
+ */
+class ProcessInvalidations implements InvalidationSource {
+  private readonly feeds = new Set<InvalidationFeed>();
+  private readonly subscribers = new Set<InvalidationSubscriber>();
+  private readonly forward: InvalidationSubscriber = {
+    invalidate: (invalidation) => {
+      for (const subscriber of this.subscribers) subscriber.invalidate(invalidation);
+    },
+    reset: () => this.resetAll(),
+  };
+
+  get connected(): boolean {
+    if (this.feeds.size === 0) return false;
+    for (const feed of this.feeds) if (!feed.connected) return false;
+    return true;
+  }
+
+  subscribe(subscriber: InvalidationSubscriber): void {
+    this.subscribers.add(subscriber);
+  }
+
+  add(feed: InvalidationFeed): void {
+    this.feeds.add(feed);
+    feed.subscribe(this.forward);
+    this.resetAll();
+  }
+
+  remove(feed: InvalidationFeed): void {
+    if (!this.feeds.delete(feed)) return;
+    feed.unsubscribe(this.forward);
+    this.resetAll();
+  }
+
+  private resetAll(): void {
+    for (const subscriber of this.subscribers) subscriber.reset();
+  }
+}
+
+export const processInvalidations = new ProcessInvalidations();

@@ -10,7 +10,7 @@
 // - while the feed is disconnected invalidations are being missed, so the cache reads through and
 //   stores nothing until it reconnects (which clears it).
 import { LRUCache } from "lru-cache";
-import type { Invalidation, InvalidationFeed, InvalidationTopic } from "./invalidation.js";
+import type { Invalidation, InvalidationSource, InvalidationTopic } from "./invalidation.js";
 
 export interface ReadThroughCacheOptions {
   topic: InvalidationTopic;
@@ -25,7 +25,7 @@ export class ReadThroughCache<V extends { organizationId: string }> {
   private generation = 0;
 
   constructor(
-    private readonly feed: InvalidationFeed,
+    private readonly feed: InvalidationSource,
     private readonly options: ReadThroughCacheOptions,
   ) {
     this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });

@@ -111,10 +111,11 @@ export async function buildApp<C extends RouteContext>(
   const ctx = options.context;
   const { config } = ctx;
 
-  const logging = appLogging(config.logLevel, options.logStream);
+  const logging = appLogging(config.logLevel, config.accessLog, options.logStream);
   const app = Fastify({
     logger: logging.fastifyLogger,
     childLoggerFactory: logging.childLoggerFactory,
+    logController: logging.logController,
     genReqId: requestIdFor,
     bodyLimit: config.bodyLimitBytes,
     // The HTTP server's deadlines, and catalog-shaped answers from the layer below Fastify (a

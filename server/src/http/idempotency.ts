@@ -10,10 +10,14 @@
 // commits, then finds the completed row and replays it; if the first rolled back (an error answer),
 // the second proceeds as a first request. Error answers are therefore never stored: a retry of a
 // failed request is evaluated afresh (it created nothing). Nothing is kept in memory.
+//
+// Expired keys are deleted by a background job on every instance (idempotency-purge.ts calls
+// purgeExpiredKeys), never by a request. The three statements a keyed request runs are written by
+// hand and prepared by name: they run on every keyed write, and an unnamed statement is parsed and
+// planned again on every call.
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
-import { execute, first, qb, rows } from "../db/query.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import type { RegisteredRoute, RouteContext } from "./app.js";
 import type { ContractOperation } from "./contract.js";
@@ -112,21 +116,18 @@ function scopeOf(
   return { organizationId, credentialId, operationId, key, requestHash: requestHash(request) };
 }
 
-const keysOf = (s: Scope) =>
-  qb
-    .selectFrom("idempotency_keys")
-    .where("organization_id", "=", s.organizationId)
-    .where("credential_id", "=", s.credentialId)
-    .where("operation_id", "=", s.operationId)
-    .where("idempotency_key", "=", s.key);
-
 /** The completed answer stored for the scope within the window; CONFLICT if the request differs. */
 async function storedResponse(db: Queryable, scope: Scope, now: number): Promise<StoredResponse | undefined> {
-  const row = await first(
-    db,
-    keysOf(scope)
-      .select(["request_hash", "response_status", "response_body"])
-      .where("created_at", ">", now - IDEMPOTENCY_WINDOW_MS),
+  const [row] = await db.query<{
+    request_hash: string;
+    response_status: number | null;
+    response_body: string | null;
+  }>(
+    `SELECT request_hash, response_status, response_body FROM idempotency_keys
+      WHERE organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4
+        AND created_at > $5`,
+    [scope.organizationId, scope.credentialId, scope.operationId, scope.key, now - IDEMPOTENCY_WINDOW_MS],
+    { preparedAs: "idempotency_stored_response" },
   );
   if (!row || row.response_status === null || row.response_body === null) return undefined;
   if (row.request_hash !== scope.requestHash) throw conflict();
@@ -135,36 +136,63 @@ async function storedResponse(db: Queryable, scope: Scope, now: number): Promise
 
 /** Claims the key inside the write's transaction (an expired claim is taken over). */
 async function claim(tx: Queryable, scope: Scope, now: number): Promise<void> {
-  const claimed = await rows(
-    tx,
-    qb
-      .insertInto("idempotency_keys")
-      .values({
-        organization_id: scope.organizationId,
-        credential_id: scope.credentialId,
-        operation_id: scope.operationId,
-        idempotency_key: scope.key,
-        request_hash: scope.requestHash,
-        created_at: now,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(["organization_id", "credential_id", "operation_id", "idempotency_key"])
-          .doUpdateSet({
-            request_hash: (eb) => eb.ref("excluded.request_hash"),
-            created_at: (eb) => eb.ref("excluded.created_at"),
-            response_status: null,
-            response_body: null,
-          })
-          .where("idempotency_keys.created_at", "<=", now - IDEMPOTENCY_WINDOW_MS),
-      )
-      .returning("idempotency_key"),
+  const claimed = await tx.query(
+    `INSERT INTO idempotency_keys
+            (organization_id, credential_id, operation_id, idempotency_key, request_hash, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (organization_id, credential_id, operation_id, idempotency_key) DO UPDATE
+        SET request_hash = excluded.request_hash, created_at = excluded.created_at,
+            response_status = NULL, response_body = NULL
+      WHERE idempotency_keys.created_at <= $7
+     RETURNING idempotency_key`,
+    [
+      scope.organizationId,
+      scope.credentialId,
+      scope.operationId,
+      scope.key,
+      scope.requestHash,
+      now,
+      now - IDEMPOTENCY_WINDOW_MS,
+    ],
+    { preparedAs: "idempotency_claim" },
   );
   if (claimed.length > 0) return;
   // Another request with this key committed first (we waited for it on the primary key).
   const stored = await storedResponse(tx, scope, now);
   if (!stored) throw new Error("idempotency key held by a row without a response");
   throw new IdempotentReplay(stored);
+}
+
+/** Records the answer in the claimed row, inside the write's transaction. */
+async function recordResponse(tx: Queryable, scope: Scope, response: StoredResponse): Promise<void> {
+  await tx.query(
+    `UPDATE idempotency_keys SET response_status = $5, response_body = $6
+      WHERE organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4`,
+    [scope.organizationId, scope.credentialId, scope.operationId, scope.key, response.status, response.body],
+    { preparedAs: "idempotency_record_response" },
+  );
+}
+
+/**
+ * Deletes up to `batch` keys whose window ended by `now`, oldest first, and says how many. Keys
+ * another session holds (a request taking an expired key over, another instance's purge) are
+ * skipped, not waited for: several instances purge at once without blocking each other or a request.
+ */
+export async function purgeExpiredKeys(db: Queryable, now: number, batch: number): Promise<number> {
+  const deleted = await db.query(
+    `DELETE FROM idempotency_keys k
+      USING (SELECT organization_id, credential_id, operation_id, idempotency_key
+               FROM idempotency_keys
+              WHERE created_at <= $1
+              ORDER BY created_at
+              LIMIT $2
+                FOR UPDATE SKIP LOCKED) expired
+      WHERE k.organization_id = expired.organization_id AND k.credential_id = expired.credential_id
+        AND k.operation_id = expired.operation_id AND k.idempotency_key = expired.idempotency_key
+     RETURNING 1 AS purged`,
+    [now - IDEMPOTENCY_WINDOW_MS, batch],
+  );
+  return deleted.length;
 }
 
 function replay(reply: FastifyReply, stored: StoredResponse): unknown {
@@ -202,16 +230,7 @@ class WriteTools implements HandlerTools {
       const value = await work(tx);
       if (scope) {
         const status = reply.statusCode !== 200 ? reply.statusCode : this.successStatus;
-        await execute(
-          tx,
-          qb
-            .updateTable("idempotency_keys")
-            .set({ response_status: status, response_body: JSON.stringify(value ?? null) })
-            .where("organization_id", "=", scope.organizationId)
-            .where("credential_id", "=", scope.credentialId)
-            .where("operation_id", "=", scope.operationId)
-            .where("idempotency_key", "=", scope.key),
-        );
+        await recordResponse(tx, scope, { status, body: JSON.stringify(value ?? null) });
         this.recorded = { value };
       }
       return value;
@@ -248,13 +267,6 @@ async function invokeIdempotently(
   const now = ctx.clock.now();
   const stored = await storedResponse(ctx.db, scope, now);
   if (stored) return replay(reply, stored);
-  // Expired keys are swept now and then by whoever passes, as rate-limit buckets are.
-  if (Math.random() < 0.01) {
-    await execute(
-      ctx.db,
-      qb.deleteFrom("idempotency_keys").where("created_at", "<=", now - IDEMPOTENCY_WINDOW_MS),
-    );
-  }
   try {
     const result = await spec.handler(request, reply, tools);
     const recorded = tools.recorded;

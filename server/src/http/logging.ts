@@ -1,11 +1,16 @@
 // How the app logs: one set of pino options (redaction, a path-only request serializer), and who
 // owns the logger. Fastify logs each request ("incoming request", "request completed") at info. A
 // Fastify that has a logger times every request and listens for the end of its response to write
-// the second line, whatever the level, a cost every request pays. So when info is off
-// (GUARD_LOG_LEVEL=warn, the setting for a busy gate) Fastify gets no logger of its own; each
-// request's logger (`request.log`, for errors and warnings, bound to the request id) and
-// the service logger come from Guard's own pino, made with the same options.
-import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from "fastify";
+// the second line, whatever the level, a cost every request pays. So those access lines are off
+// unless asked for (GUARD_ACCESS_LOG=on, and a level of info or below): then Fastify gets no logger
+// of its own; each request's logger (`request.log`, for errors and warnings, bound to the request
+// id) and the service logger come from Guard's own pino, made with the same options.
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import pino from "pino";
 import type { Config } from "../config.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
@@ -41,8 +46,8 @@ function loggerOptions(level: Config["logLevel"]) {
 }
 
 /** Whether requests are logged as they come and go (Fastify writes those lines at info). */
-function requestLogging(level: Config["logLevel"]): boolean {
-  return level === "info" || level === "debug" || level === "trace";
+function requestLogging(level: Config["logLevel"], accessLog: boolean): boolean {
+  return accessLog && (level === "info" || level === "debug" || level === "trace");
 }
 
 export interface AppLogging {
@@ -52,16 +57,30 @@ export interface AppLogging {
   childLoggerFactory: NonNullable<FastifyServerOptions["childLoggerFactory"]>;
   /** Guard's own logger when Fastify has none; undefined when Fastify's logger is the one. */
   serviceLogger: FastifyBaseLogger | undefined;
+  /**
+   * Fastify's `logController`: one that writes no per-request lines when the access log is off
+   * (without a logger of its own Fastify would still write "incoming request" through the
+   * request's logger); undefined keeps Fastify's own lines.
+   */
+  logController: LogController | undefined;
 }
 
-/** The logging options of an app logging at `level` to `stream` (default stdout). */
-export function appLogging(level: Config["logLevel"], stream: LogStream | undefined): AppLogging {
+/**
+ * The logging options of an app logging at `level` to `stream` (default stdout), with a line per
+ * request as it comes and goes when `accessLog` is on.
+ */
+export function appLogging(
+  level: Config["logLevel"],
+  accessLog: boolean,
+  stream: LogStream | undefined,
+): AppLogging {
   const options = loggerOptions(level);
-  if (requestLogging(level)) {
+  if (requestLogging(level, accessLog)) {
     return {
       fastifyLogger: { ...options, ...(stream ? { stream } : {}) },
       childLoggerFactory: lazyRequestLogger,
       serviceLogger: undefined,
+      logController: undefined,
     };
   }
   const own = stream ? pino(options, stream) : pino(options);
@@ -69,5 +88,6 @@ export function appLogging(level: Config["logLevel"], stream: LogStream | undefi
     fastifyLogger: false,
     childLoggerFactory: (_noLogger, bindings, childOptions) => lazyRequestLogger(own, bindings, childOptions),
     serviceLogger: own,
+    logController: new LogController({ disableRequestLogging: true }),
   };
 }

@@ -1,44 +1,63 @@
-// Fixed-window rate limits kept in PostgreSQL, so every instance counts against the same budget.
-// One upsert per hit; windows older than a day are swept by the writer now and then.
-import type { Queryable } from "../db/database.js";
-import { execute, qb, rows } from "../db/query.js";
+// Fixed-window rate limits counted in this instance's memory: approximate, and free of database
+// work. The public guest routes used to count each request with two upserts committed on their own
+// (two WAL flushes per capture), and the per-organisation counter was one row that every guest
+// request of the organisation updated; folding those upserts into the write's transaction would
+// have kept that row lock on the hot path, held until the commit.
+//
+// What "approximate" means: each instance counts its own requests, so a deployment of N instances
+// behind a balancer admits up to N times a budget in a window (each instance at most the budget),
+// and a restart forgets the counts. These budgets stop a runaway client or a flood, they are not
+// accounting. Memory is bounded: at most `maxBuckets` counters are kept, the least recently used
+// dropped first (an address that is dropped starts its window afresh).
+import { LRUCache } from "lru-cache";
 import { Failure } from "../lib/failure.js";
 
 export interface RateLimit {
-  /** Bucket name, e.g. `anon-consent:address:<ip>`; organisation '' means deployment-wide. */
+  /** Bucket name, e.g. `anon-consent:address:<ip>`. */
   key: string;
+  /** The organisation the budget belongs to; '' means deployment-wide. */
   organizationId: string;
   limit: number;
   windowMs: number;
 }
 
-/** Counts one hit; throws 429 RATE_LIMITED (with Retry-After) once the window's budget is spent. */
-export async function enforceRateLimit(db: Queryable, rule: RateLimit, now: number): Promise<void> {
-  const windowStart = now - (now % rule.windowMs);
-  const [bucket] = await rows(
-    db,
-    qb
-      .insertInto("rate_limit_buckets")
-      .values({
-        organization_id: rule.organizationId,
-        bucket_key: rule.key,
-        window_start: windowStart,
-        hits: 1,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(["organization_id", "bucket_key", "window_start"])
-          .doUpdateSet({ hits: (eb) => eb("rate_limit_buckets.hits", "+", 1) }),
-      )
-      .returning("hits"),
-  );
-  if (bucket!.hits === 1 && Math.random() < 0.01) {
-    await execute(db, qb.deleteFrom("rate_limit_buckets").where("window_start", "<", now - 86_400_000));
+interface Bucket {
+  windowStart: number;
+  hits: number;
+}
+
+/** The default bound on counters kept per limiter (a counter is a few dozen bytes). */
+export const DEFAULT_MAX_BUCKETS = 100_000;
+
+export class RateLimiter {
+  private readonly buckets: LRUCache<string, Bucket>;
+
+  constructor(maxBuckets = DEFAULT_MAX_BUCKETS) {
+    this.buckets = new LRUCache<string, Bucket>({ max: maxBuckets });
   }
-  if (bucket!.hits > rule.limit) {
-    const retryAfter = Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000));
-    throw new Failure("RATE_LIMITED", `Too many requests; retry in ${retryAfter} s`, {
-      retryAfterSeconds: retryAfter,
-    });
+
+  /** Counts one hit; throws 429 RATE_LIMITED (with Retry-After) once the window's budget is spent. */
+  hit(rule: RateLimit, now: number): void {
+    const windowStart = now - (now % rule.windowMs);
+    // A NUL cannot occur in an organisation id, so no two (organisation, key) pairs share a name.
+    const name = `${rule.organizationId}\u0000${rule.key}`;
+    let bucket = this.buckets.get(name);
+    // A new window, or a window length changed by the organisation's settings: count afresh.
+    if (!bucket || bucket.windowStart !== windowStart) {
+      bucket = { windowStart, hits: 0 };
+      this.buckets.set(name, bucket);
+    }
+    bucket.hits += 1;
+    if (bucket.hits > rule.limit) {
+      const retryAfter = Math.max(1, Math.ceil((windowStart + rule.windowMs - now) / 1000));
+      throw new Failure("RATE_LIMITED", `Too many requests; retry in ${retryAfter} s`, {
+        retryAfterSeconds: retryAfter,
+      });
+    }
+  }
+
+  /** How many counters are kept (for tests of the bound). */
+  get size(): number {
+    return this.buckets.size;
   }
 }

@@ -3,6 +3,7 @@
 // version). Only this module reads or writes them. Every statement filters by organization_id,
 // except the public reads that find a notice by its id alone (noticeOwner, findPublishedVersion).
 import type { Queryable } from "../db/database.js";
+import { announceInvalidation } from "../db/invalidation.js";
 import { execute, first, qb, rows, sql, type InferResult } from "../db/query.js";
 import type { NoticeItemizedPurpose, NoticeLanguageContent, NoticeStatus } from "./notices.js";
 
@@ -289,6 +290,14 @@ export async function publishedVersionNumbers(
   return new Map(found.map((r) => [r.notice_id, r.version]));
 }
 
+/**
+ * Tells every instance's cache of published versions (published-cache.ts) that the organisation's
+ * published notices changed, when (and only if) the writing transaction commits.
+ */
+function announcePublishedChange(tx: Queryable, organizationId: string): Promise<void> {
+  return announceInvalidation(tx, { topic: "notices", organizationId });
+}
+
 /** Marks the notice's published version superseded. */
 export async function supersedePublishedVersion(
   tx: Queryable,
@@ -305,6 +314,7 @@ export async function supersedePublishedVersion(
       .where("notice_id", "=", noticeId)
       .where("status", "=", "published"),
   );
+  await announcePublishedChange(tx, organizationId);
 }
 
 /** Inserts a new published version (its content already checked and hashed). */
@@ -337,6 +347,7 @@ export async function insertPublishedVersion(
       published_by: version.publishedBy,
     }),
   );
+  await announcePublishedChange(tx, organizationId);
 }
 
 /** Marks the notice's published version archived. */
@@ -356,6 +367,7 @@ export async function archivePublishedVersion(
       .where("notice_id", "=", noticeId)
       .where("status", "=", "published"),
   );
+  await announcePublishedChange(tx, organizationId);
 }
 
 /** One version of a notice; the newest when `version` is omitted. */

@@ -9,6 +9,7 @@ import { readStoredSettings, writeStoredSettings } from "../accounts/store.js";
 import { appendAuditEntry } from "../audit/chain.js";
 import { CONSENT_SETTING_RANGES, parseConsentSettings, type ConsentSettings } from "../consent/settings.js";
 import type { Queryable } from "../db/database.js";
+import { announceInvalidation } from "../db/invalidation.js";
 import { GATE_SETTING_RANGES, parseGateSettings, type GateSettings } from "../gate/settings.js";
 import { notFound, validationError } from "../lib/failure.js";
 
@@ -178,6 +179,8 @@ export async function updateOrganizationSettings(
   if (!changed) return before;
   merged[UPDATED_AT_KEY] = now;
   await writeStoredSettings(tx, input.organizationId, merged);
+  // Every instance's cached settings (consent/settings.ts) drop theirs when this commits.
+  await announceInvalidation(tx, { topic: "organization_settings", organizationId: input.organizationId });
   const after = settingsInForce(merged);
   const { updatedAt: _before, ...from } = before;
   const { updatedAt: _after, ...to } = after;

@@ -4,7 +4,7 @@
 import { afterCommit, type Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
 import { insertEvent, insertPendingDeliveries } from "./store/deliveries.js";
-import { selectSubscribedEndpointIds } from "./store/endpoints.js";
+import { subscribedEndpointIds } from "./subscriptions.js";
 
 /** Every event type an endpoint may subscribe to (CONTRACT.md "Webhooks"). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -55,8 +55,9 @@ export function wakeWorkers(): void {
 
 /**
  * Writes one webhook event and one pending delivery per enabled, undeleted endpoint of the same
- * organisation subscribed to its type — all through `tx`, the caller's transaction. An unknown
- * event type is a programming error and throws (rolling the caller's change back).
+ * organisation subscribed to its type (as the instance's cache lists them, checked again by the
+ * insert) — all through `tx`, the caller's transaction. An unknown event type is a programming
+ * error and throws (rolling the caller's change back).
  */
 export async function enqueueEvent(tx: Queryable, event: WebhookEventInput, now: number): Promise<void> {
   if (!isWebhookEventType(event.eventType)) {
@@ -64,11 +65,13 @@ export async function enqueueEvent(tx: Queryable, event: WebhookEventInput, now:
   }
   const eventId = newId("evt");
   await insertEvent(tx, { ...event, eventId, createdAt: now });
-  const endpointIds = await selectSubscribedEndpointIds(tx, event.organizationId, event.eventType);
+  // From the per-instance cache; the insert re-checks each endpoint (subscriptions.ts says why).
+  const endpointIds = await subscribedEndpointIds(tx, event.organizationId, event.eventType);
   if (endpointIds.length === 0) return;
   await insertPendingDeliveries(tx, {
     organizationId: event.organizationId,
     eventId,
+    eventType: event.eventType,
     deliveries: endpointIds.map((endpointId) => ({ deliveryId: newId("dlv"), endpointId })),
     now,
   });

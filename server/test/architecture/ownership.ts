@@ -42,7 +42,6 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: "webhooks",
   webhook_delivery_attempts: "webhooks",
   idempotency_keys: "http/idempotency.ts",
-  rate_limit_buckets: "http/rate-limit.ts",
   schema_migrations: "db/migrate.ts",
 };
 

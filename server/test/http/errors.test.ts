@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { testConfig } from "../../src/config.js";
+import { ConfigError, loadConfig, testConfig } from "../../src/config.js";
 import type { RouteModule } from "../../src/http/app.js";
 import { createApp } from "../../src/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
@@ -24,7 +24,12 @@ describe("the shared error path", () => {
   let t: TestApp;
   before(async () => {
     // One app for the file: a small body limit and an SDK floor change nothing for ordinary calls.
-    t = await startTestApp({ bodyLimitBytes: 2048, minSdkVersions: { "@guard/server": "2.0.0" } });
+    // Access logs on, so the redaction test below sees every request's lines.
+    t = await startTestApp({
+      bodyLimitBytes: 2048,
+      minSdkVersions: { "@guard/server": "2.0.0" },
+      accessLog: true,
+    });
   });
   after(() => t.close());
 
@@ -517,10 +522,15 @@ describe("the shared error path", () => {
   });
 });
 
-// At info Fastify logs every request itself; above it the app gives Fastify no logger and makes
-// request loggers from its own (http/app.ts). Faults must be logged the same way either way.
-for (const level of ["info", "warn"] as const) {
-  describe(`internal errors (log level ${level})`, () => {
+// With access logs on at info Fastify logs every request itself; otherwise (the default, or a level
+// above info) the app gives Fastify no logger and makes request loggers from its own
+// (http/logging.ts). Faults must be logged the same way either way.
+for (const { level, accessLog } of [
+  { level: "info", accessLog: false },
+  { level: "info", accessLog: true },
+  { level: "warn", accessLog: true },
+] as const) {
+  describe(`internal errors (log level ${level}, access log ${accessLog ? "on" : "off"})`, () => {
     let app: FastifyInstance;
     let dispose: () => Promise<void>;
     const logs: string[] = [];
@@ -552,7 +562,7 @@ for (const level of ["info", "warn"] as const) {
       const opened = await openTestDatabase();
       dispose = opened.dispose;
       app = await createApp({
-        config: testConfig({ logLevel: level }),
+        config: testConfig({ logLevel: level, accessLog }),
         db: opened.db,
         clock: new ManualClock(),
         routes: [failingRoutes],
@@ -590,7 +600,7 @@ for (const level of ["info", "warn"] as const) {
       const res = await app.inject({ method: "GET", url: "/api/v1/org/acme" });
       assertApiError(res, 404, "NOT_FOUND");
     });
-    test("each request is logged as it comes and goes at info, and not above", async () => {
+    test("each request is logged as it comes and goes only with access logs on at info", async () => {
       const res = await app.inject({ method: "GET", url: "/api/v1/org/acme" });
       const requestId = String(res.headers["x-request-id"]);
       const lines = logs
@@ -598,7 +608,7 @@ for (const level of ["info", "warn"] as const) {
         .filter((e) => e.reqId === requestId);
       assert.deepEqual(
         lines.map((entry) => entry.msg),
-        level === "info" ? ["incoming request", "request completed"] : [],
+        level === "info" && accessLog ? ["incoming request", "request completed"] : [],
       );
     });
 
@@ -608,3 +618,21 @@ for (const level of ["info", "warn"] as const) {
     });
   });
 }
+
+describe("the access-log switch", () => {
+  const base = {
+    GUARD_TOKEN_SECRET: "test-token-secret-test-token-secret-0123456789",
+    GUARD_AUDIT_HASH_KEYS: "1:test-audit-secret-test-audit-secret-0123456789",
+    GUARD_SECRETS_KEY: "test-secrets-key-test-secrets-key-0123456789",
+  };
+
+  test("GUARD_ACCESS_LOG is off unless set, and anything but a yes or a no is refused", () => {
+    const shipped = loadConfig(base);
+    assert.deepEqual([shipped.logLevel, shipped.accessLog], ["info", false]);
+    for (const on of ["on", "true", "1", "YES"])
+      assert.equal(loadConfig({ ...base, GUARD_ACCESS_LOG: on }).accessLog, true);
+    for (const off of ["off", "false", "0", "no", ""])
+      assert.equal(loadConfig({ ...base, GUARD_ACCESS_LOG: off }).accessLog, false);
+    assert.throws(() => loadConfig({ ...base, GUARD_ACCESS_LOG: "sometimes" }), ConfigError);
+  });
+});

@@ -4,6 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../../src/accounts/api-keys.js";
+import { IDEMPOTENCY_WINDOW_MS } from "../../src/http/idempotency.js";
+import { purgeAllExpiredKeys, startIdempotencyPurge } from "../../src/http/idempotency-purge.js";
+import { newId } from "../../src/lib/ids.js";
 import { assertApiError } from "../support/api-error.js";
 import {
   anonymousConsent,
@@ -179,5 +182,89 @@ describe("Idempotency-Key", () => {
     assert.equal(fresh.statusCode, 201);
     assert.equal(fresh.headers["idempotent-replayed"], undefined);
     assert.notEqual(fresh.json().consentId, first.json().consentId);
+  });
+
+  /** Stored keys of a fresh organisation: `expired` past their window at the clock's now, `live` not. */
+  async function insertKeys(expired: number, live: number): Promise<string> {
+    const organizationId = newId("org");
+    const now = t.clock.now();
+    for (let i = 0; i < expired + live; i++) {
+      await t.db.query(
+        `INSERT INTO idempotency_keys (organization_id, credential_id, operation_id, idempotency_key,
+                                       request_hash, response_status, response_body, created_at)
+         VALUES ($1, 'anonymous', 'giveConsentAnonymous', $2, 'h', 201, '{}', $3)`,
+        [organizationId, `k${i}`, i < expired ? now - IDEMPOTENCY_WINDOW_MS - i : now - i],
+      );
+    }
+    return organizationId;
+  }
+
+  async function keysOf(organizationId: string): Promise<string[]> {
+    const found = await t.db.query<{ idempotency_key: string }>(
+      "SELECT idempotency_key FROM idempotency_keys WHERE organization_id = $1 ORDER BY idempotency_key",
+      [organizationId],
+    );
+    return found.map((row) => row.idempotency_key);
+  }
+
+  test("requests never delete expired keys, however the dice fall", async (ctx) => {
+    const organizationId = await insertKeys(3, 0);
+    // The old in-request sweep ran when Math.random() < 0.01: with 0 every request would have swept.
+    ctx.mock.method(Math, "random", () => 0);
+    for (let i = 0; i < 3; i++) {
+      const res = await anonymousConsent(t, guestBody(`guest-no-sweep-${i}`), {
+        "idempotency-key": `ns-${i}`,
+      });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    assert.deepEqual(await keysOf(organizationId), ["k0", "k1", "k2"]);
+  });
+
+  test("the purge deletes every expired key in bounded batches and keeps the live ones", async () => {
+    const organizationId = await insertKeys(5, 2);
+    const purged = await purgeAllExpiredKeys(t.db, t.clock.now(), 2);
+    assert.ok(purged >= 5, `purged ${purged}`);
+    assert.deepEqual(await keysOf(organizationId), ["k5", "k6"]);
+    assert.equal(await purgeAllExpiredKeys(t.db, t.clock.now(), 2), 0, "nothing left to purge");
+    // A live key still replays after the purge.
+    const headers = { "idempotency-key": "survives-purge" };
+    const first = await anonymousConsent(t, guestBody("guest-purge"), headers);
+    await purgeAllExpiredKeys(t.db, t.clock.now(), 2);
+    const replay = await anonymousConsent(t, guestBody("guest-purge"), headers);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assert.equal(replay.json().consentId, first.json().consentId);
+  });
+
+  test("purges running at once (two instances) share the work: each key deleted once, none left", async () => {
+    const organizationId = await insertKeys(40, 1);
+    const now = t.clock.now();
+    const [one, two] = await Promise.all([
+      purgeAllExpiredKeys(t.db, now, 3),
+      purgeAllExpiredKeys(t.db, now, 3),
+    ]);
+    assert.ok(one + two >= 40, `purged ${one} + ${two}`);
+    assert.deepEqual(await keysOf(organizationId), ["k40"]);
+  });
+
+  test("the background job purges at start and then on its interval, and stops cleanly", async () => {
+    const first = await insertKeys(2, 1);
+    const job = startIdempotencyPurge({ db: t.db, clock: t.clock, intervalMs: 20 });
+    try {
+      const deadline = Date.now() + 5_000;
+      while ((await keysOf(first)).length > 1 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(await keysOf(first), ["k2"], "purged on start");
+      const second = await insertKeys(2, 0);
+      while ((await keysOf(second)).length > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(await keysOf(second), [], "purged on a later run");
+    } finally {
+      await job.stop();
+    }
+    const afterStop = await insertKeys(1, 0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(await keysOf(afterStop), ["k0"], "a stopped job purges nothing");
   });
 });

@@ -2,6 +2,7 @@
 // principals with tokens and emails, consents given through the public routes.
 import assert from "node:assert/strict";
 import type { LightMyRequestResponse } from "fastify";
+import { announceInvalidation } from "../../src/db/invalidation.js";
 import { randomBase62 } from "../../src/lib/ids.js";
 import { mintSignedTestToken, signedTestTokenKey } from "../../src/consent/parental-verification.js";
 import { archiveNotice as archiveNoticeVersion, createNotice } from "../../src/notices/lifecycle.js";
@@ -56,11 +57,21 @@ export async function archiveNotice(t: TestApp, seeded: SeededOrg, noticeId: str
   await archiveNoticeVersion(t.db, seeded.org.organizationId, noticeId, null, t.clock.now());
 }
 
+/**
+ * Replaces the organisation's settings document in SQL and announces the change, as the settings
+ * route does, so the instances' cached settings (consent/settings.ts) follow it.
+ */
 export async function setOrgSettings(t: TestApp, seeded: SeededOrg, settings: Record<string, unknown>) {
-  await t.db.query("UPDATE organizations SET settings = $2::jsonb WHERE organization_id = $1", [
-    seeded.org.organizationId,
-    JSON.stringify(settings),
-  ]);
+  await t.db.transaction(async (tx) => {
+    await tx.query("UPDATE organizations SET settings = $2::jsonb WHERE organization_id = $1", [
+      seeded.org.organizationId,
+      JSON.stringify(settings),
+    ]);
+    await announceInvalidation(tx, {
+      topic: "organization_settings",
+      organizationId: seeded.org.organizationId,
+    });
+  });
 }
 
 export function anonymousConsent(

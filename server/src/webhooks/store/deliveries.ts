@@ -41,35 +41,45 @@ export async function insertEvent(
       payload: JSON.stringify(event.payload),
       created_at: event.createdAt,
     }),
+    // Every consent, DSR and grievance write runs it: planned once per connection.
+    { preparedAs: "webhook_event_insert" },
   );
 }
 
-/** One pending delivery of the event per endpoint, due now. */
+/**
+ * One pending delivery of the event per listed endpoint that is, as this statement runs, still
+ * enabled, undeleted and subscribed to the event's type: the list may come from a cache that has
+ * not yet heard of a change (webhooks/subscriptions.ts), and a delivery to an endpoint since
+ * deleted, disabled or unsubscribed must not be made (nor sent when it is re-enabled).
+ */
 export async function insertPendingDeliveries(
   db: Queryable,
   input: {
     organizationId: string;
     eventId: string;
+    eventType: string;
     deliveries: readonly { deliveryId: string; endpointId: string }[];
     now: number;
   },
 ): Promise<void> {
   if (input.deliveries.length === 0) return;
-  await execute(
-    db,
-    qb.insertInto("webhook_deliveries").values(
-      input.deliveries.map((delivery) => ({
-        organization_id: input.organizationId,
-        delivery_id: delivery.deliveryId,
-        endpoint_id: delivery.endpointId,
-        event_id: input.eventId,
-        status: "pending",
-        attempts: 0,
-        next_attempt_at: input.now,
-        retry_window_start: input.now,
-        created_at: input.now,
-      })),
-    ),
+  // Hand-written: one statement on every enqueued event with endpoints, prepared once per session.
+  await db.query(
+    `INSERT INTO webhook_deliveries (organization_id, delivery_id, endpoint_id, event_id, status, attempts,
+                                     next_attempt_at, retry_window_start, created_at)
+     SELECT $1, d.delivery_id, d.endpoint_id, $2, 'pending', 0, $4, $4, $4
+       FROM unnest($5::text[], $6::text[]) AS d (delivery_id, endpoint_id)
+       JOIN webhook_endpoints e ON e.organization_id = $1 AND e.endpoint_id = d.endpoint_id
+      WHERE e.enabled AND e.deleted_at IS NULL AND $3 = ANY (e.event_types)`,
+    [
+      input.organizationId,
+      input.eventId,
+      input.eventType,
+      input.now,
+      input.deliveries.map((delivery) => delivery.deliveryId),
+      input.deliveries.map((delivery) => delivery.endpointId),
+    ],
+    { preparedAs: "webhook_insert_pending_deliveries" },
   );
 }
 

@@ -2,7 +2,17 @@
 // or writes it, through these functions; every statement is scoped to one organisation.
 import type { Selectable } from "kysely";
 import type { Queryable } from "../../db/database.js";
+import { announceInvalidation } from "../../db/invalidation.js";
 import { execute, first, qb, rows, sql, type Tables } from "../../db/query.js";
+
+/**
+ * Every change to which endpoints receive which events is announced through the writing `db`, so
+ * each instance's cached subscriptions (webhooks/subscriptions.ts) drop the organisation's list
+ * when it commits. Run the change in a transaction, so the two commit together.
+ */
+function announceSubscriptionsChanged(db: Queryable, organizationId: string): Promise<void> {
+  return announceInvalidation(db, { topic: "webhook_endpoints", organizationId });
+}
 
 const ENDPOINT_COLUMNS = [
   "endpoint_id",
@@ -47,6 +57,7 @@ export async function insertEndpoint(
       })
       .returning(ENDPOINT_COLUMNS),
   );
+  await announceSubscriptionsChanged(db, endpoint.organizationId);
   return row!;
 }
 
@@ -81,14 +92,14 @@ export function selectEndpoint(
 }
 
 /** Changes the given fields of an undeleted endpoint; undefined when there is none. */
-export function updateLiveEndpoint(
+export async function updateLiveEndpoint(
   db: Queryable,
   organizationId: string,
   endpointId: string,
   changes: { url?: string; eventTypes?: string[]; enabled?: boolean },
   now: number,
 ): Promise<EndpointRow | undefined> {
-  return first(
+  const row = await first(
     db,
     qb
       .updateTable("webhook_endpoints")
@@ -106,6 +117,10 @@ export function updateLiveEndpoint(
       .where("deleted_at", "is", null)
       .returning(ENDPOINT_COLUMNS),
   );
+  if (row && (changes.eventTypes !== undefined || changes.enabled !== undefined)) {
+    await announceSubscriptionsChanged(db, organizationId);
+  }
+  return row;
 }
 
 /** Disables and marks deleted; false when absent or already deleted. */
@@ -125,26 +140,27 @@ export async function markEndpointDeleted(
       .where("deleted_at", "is", null)
       .returning("endpoint_id"),
   );
-  return changed.length > 0;
+  if (changed.length === 0) return false;
+  await announceSubscriptionsChanged(db, organizationId);
+  return true;
 }
 
-/** The enabled, undeleted endpoints of the organisation subscribed to `eventType`. */
-export async function selectSubscribedEndpointIds(
+/** The organisation's enabled, undeleted endpoints and the event types each is subscribed to. */
+export async function selectLiveSubscriptions(
   db: Queryable,
   organizationId: string,
-  eventType: string,
-): Promise<string[]> {
+): Promise<{ endpointId: string; eventTypes: string[] }[]> {
   const found = await rows(
     db,
     qb
       .selectFrom("webhook_endpoints")
-      .select("endpoint_id")
+      .select(["endpoint_id", "event_types"])
       .where("organization_id", "=", organizationId)
       .where("enabled", "=", true)
       .where("deleted_at", "is", null)
-      .where((eb) => eb(eb.val(eventType), "=", eb.fn.any("event_types"))),
+      .orderBy("endpoint_id"),
   );
-  return found.map((row) => row.endpoint_id);
+  return found.map((row) => ({ endpointId: row.endpoint_id, eventTypes: row.event_types }));
 }
 
 export interface BreakerPolicy {

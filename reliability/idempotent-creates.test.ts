@@ -99,10 +99,11 @@ const REQUESTS: Record<string, RequestBuilder> = {
 };
 
 /**
- * Tables whose counts move with traffic rather than with what was created, and the organisation's
- * audit-chain head (one row, made by the first entry).
+ * Tables whose counts move with traffic rather than with what was created, the organisation's
+ * audit-chain head (one row, made by the first entry) and the audit queue (entries wait there until
+ * the sequencer links them).
  */
-const NOT_RECORDS = new Set(["rate_limit_buckets", "staff_sessions", "audit_chain_heads"]);
+const NOT_RECORDS = new Set(["staff_sessions", "audit_chain_heads", "audit_queue"]);
 
 const takesIdempotencyKey = (op: Operation) =>
   op.parameters.some((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key");

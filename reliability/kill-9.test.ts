@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { entryHash, GENESIS_HASH } from "../server/src/audit/chain.js";
+import { readChainPage } from "../server/src/audit/store.js";
 import type { Database } from "../server/src/db/database.js";
 import { createDeployment, type GuardDeployment, type GuardProcess } from "./support/guard-process.js";
 import { call, TransportError } from "./support/http.js";
@@ -30,6 +32,43 @@ interface Write {
   recordId?: string;
   attempts: number;
   token?: string;
+}
+
+/**
+ * The audit chain after the kills: nothing left queued (each start's sequencer linked what a killed
+ * process had queued, the last stop what was left), one unforked chain (positions 1..n, each link
+ * and hash recomputed), every record's entry linked exactly once and none missing.
+ */
+async function assertEveryEntryLinkedOnce(db: Database, organizationId: string): Promise<void> {
+  const [queued] = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM audit_queue WHERE organization_id = $1",
+    [organizationId],
+  );
+  assert.equal(queued!.n, 0, "no audit entry is left queued");
+  const entries = await readChainPage(db, organizationId, 1, 1_000_000);
+  let prevHash = GENESIS_HASH;
+  entries.forEach((entry, i) => {
+    assert.equal(entry.seq, i + 1, "chain positions are contiguous");
+    assert.equal(entry.prevHash, prevHash, `entry ${entry.seq} links to the one before it`);
+    assert.equal(entry.entryHash, entryHash({ ...entry, organizationId }), `entry ${entry.seq} recomputes`);
+    prevHash = entry.entryHash;
+  });
+  const refs = entries.map((e) => e.entryRef);
+  assert.equal(new Set(refs).size, refs.length, "no entry is linked twice");
+  const unchained = await db.query<{ event_id: string }>(
+    `SELECT e.event_id FROM consent_events e
+      WHERE e.organization_id = $1 AND NOT EXISTS (
+        SELECT 1 FROM audit_entries a WHERE a.organization_id = e.organization_id AND a.entry_ref = e.audit_ref)`,
+    [organizationId],
+  );
+  assert.deepEqual(unchained, [], "every consent event's entry is on the chain");
+  const [dsrMoves] = await db.query<{ filed: number; chained: number }>(
+    `SELECT (SELECT count(*)::int FROM dsr_requests WHERE organization_id = $1) AS filed,
+            (SELECT count(DISTINCT subject_id)::int FROM audit_entries
+              WHERE organization_id = $1 AND entry_type = 'dsr.transition') AS chained`,
+    [organizationId],
+  );
+  assert.equal(dsrMoves!.chained, dsrMoves!.filed, "every DSR's filing is on the chain");
 }
 
 describe("kill -9 under write load", () => {
@@ -180,6 +219,7 @@ describe("kill -9 under write load", () => {
       assert.deepEqual(lost, [], "acknowledged writes missing after the kills");
       assert.deepEqual(duplicated, [], "writes stored more than once");
       assert.equal(stored.size, writes.length, "no record exists that no write asked for");
+      await assertEveryEntryLinkedOnce(db, demo.organizationId);
       const retried = writes.filter((w) => w.attempts > 1).length;
       console.log(
         `kill -9: ${writes.length} writes, ${KILLS} kills, ${killedInFlight} in flight at a kill, ${retried} retried (${replayed} answered as replays); 0 lost, 0 duplicated`,

@@ -2,9 +2,11 @@
 // cleanly on SIGINT/SIGTERM (readiness goes false first, in-flight requests finish, database closes).
 import type { FastifyInstance } from "fastify";
 import { createApp } from "./app.js";
+import { startAuditSequencer } from "./audit/sequencer.js";
 import type { Config } from "./config.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
+import { startIdempotencyPurge } from "./http/idempotency-purge.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { startRightsClockSweep } from "./rights/clocks.js";
 import { ROUTE_MODULES } from "./routes.js";
@@ -49,11 +51,23 @@ export async function startServer(
       log: app.serviceLog,
     });
     webhookWorker.start();
+    // Links the audit entries writers queue into each organisation's chain (audit/sequencer.ts).
+    const auditSequencer = startAuditSequencer({
+      db,
+      clock,
+      onError: (error) => app.serviceLog.error({ err: error }, "audit sequencer pass failed"),
+    });
     // Raises dsr/grievance due_soon and overdue events; instances share the work (rights/clocks.ts).
     const rightsClockSweep = startRightsClockSweep({
       db,
       clock,
       onError: (error) => app.serviceLog.error({ err: error }, "rights clock sweep failed"),
+    });
+    // Deletes expired idempotency keys; instances share the work (http/idempotency-purge.ts).
+    const idempotencyPurge = startIdempotencyPurge({
+      db,
+      clock,
+      onError: (error) => app.serviceLog.error({ err: error }, "idempotency key purge failed"),
     });
     let stopping: Promise<void> | undefined;
     const server: RunningServer = {
@@ -63,8 +77,11 @@ export async function startServer(
       stop: () => {
         stopping ??= (async () => {
           await rightsClockSweep.stop();
+          await idempotencyPurge.stop();
           await webhookWorker.stop();
           await app.close();
+          // After the last request, so what it queued is linked before the database closes.
+          await auditSequencer.stop();
           await db.close();
         })();
         return stopping;

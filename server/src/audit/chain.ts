@@ -1,14 +1,12 @@
 // The per-organisation audit hash chain (ARCHITECTURE.md decision 7). Every piece of evidence a
-// domain writes (consent events, DSR transitions, parental verifications, ...) is appended here in
-// the writer's own transaction, so the evidence and its chain entry commit together or not at all.
-//
-// The chain head is a row in audit_chain_heads, locked FOR UPDATE by the appender: appends from
-// several server instances take turns on that row lock and can never fork the chain. Nothing about
-// the chain is kept in process memory.
+// domain writes (consent events, DSR transitions, parental verifications, ...) is queued here in
+// the writer's own transaction, so the evidence and its entry commit together or not at all. The
+// sequencer (sequencer.ts) links committed entries into the chain in batches; nothing about the
+// chain is kept in process memory, and writers never wait on one another for the chain.
 import { createHash } from "node:crypto";
-import type { Queryable } from "../db/database.js";
+import { afterCommit, type Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
-import { createChainHead, insertChainEntry, lockChainHead } from "./store.js";
+import { queueEntry } from "./store.js";
 
 /** prev_hash of the first entry of every chain. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -26,9 +24,9 @@ export interface AuditEntryInput {
   payload: Record<string, unknown>;
 }
 
-export interface AppendedEntry {
-  seq: number;
-  entryHash: string;
+export interface QueuedEntry {
+  /** The entry's reference: the record it commits to points at it by this. */
+  entryRef: number;
 }
 
 /**
@@ -57,40 +55,38 @@ export function entryHash(entry: {
   return createHash("sha256").update(framed, "utf8").digest("hex");
 }
 
+type QueueListener = () => void;
+const queueListeners = new Set<QueueListener>();
+
 /**
- * Appends one entry to the organisation's chain through `tx` (the caller's transaction). Holds the
- * chain head's row lock until that transaction ends, so keep the rest of the transaction short.
+ * Registers a callback run after every commit that queued entries in this process, so the local
+ * sequencer links them without waiting for its next poll. Returns the unsubscribe function.
+ */
+export function onEntryQueued(listener: QueueListener): () => void {
+  queueListeners.add(listener);
+  return () => queueListeners.delete(listener);
+}
+
+function wakeSequencers(): void {
+  for (const listener of queueListeners) listener();
+}
+
+/**
+ * Queues one entry for the organisation's chain through `tx` (the caller's transaction): it is
+ * linked (given its position and hash) by the sequencer once `tx` has committed. Takes no lock, so
+ * writers of one organisation commit side by side.
  */
 export async function appendAuditEntry(
   tx: Queryable,
   input: AuditEntryInput,
   now: number,
-): Promise<AppendedEntry> {
-  const payload = canonicalJson(input.payload);
-  let head = await lockChainHead(tx, input.organizationId);
-  if (!head) {
-    await createChainHead(tx, input.organizationId, GENESIS_HASH, now);
-    head = await lockChainHead(tx, input.organizationId);
-  }
-  const { lastSeq, lastHash } = head!;
-  const seq = lastSeq + 1;
-  const hash = entryHash({
-    prevHash: lastHash,
-    seq,
-    organizationId: input.organizationId,
+): Promise<QueuedEntry> {
+  const entryRef = await queueEntry(tx, input.organizationId, {
     entryType: input.entryType,
     subjectId: input.subjectId,
-    createdAt: now,
-    payload,
-  });
-  await insertChainEntry(tx, input.organizationId, {
-    seq,
-    entryType: input.entryType,
-    subjectId: input.subjectId,
-    payload,
-    prevHash: lastHash,
-    entryHash: hash,
+    payload: canonicalJson(input.payload),
     createdAt: now,
   });
-  return { seq, entryHash: hash };
+  afterCommit(tx, wakeSequencers);
+  return { entryRef };
 }

@@ -1,5 +1,6 @@
-// The audit domain's tables: audit_chain_heads (one row per organisation: the chain's head, the
-// appenders' lock) and audit_entries (the chain itself). Only this module reads or writes them.
+// The audit domain's tables: audit_queue (entries written, not yet linked), audit_chain_heads (one
+// row per organisation: the chain's head, the sequencer's lock) and audit_entries (the chain
+// itself). Only this module reads or writes them.
 import type { Queryable } from "../db/database.js";
 import { first, qb, rows } from "../db/query.js";
 
@@ -10,6 +11,8 @@ export interface ChainHead {
 
 export interface StoredAuditEntry {
   seq: number;
+  /** The reference it was queued under; the record it commits to points at it by this. */
+  entryRef: number;
   entryType: string;
   subjectId: string;
   /** The canonical JSON text that was hashed. */
@@ -19,64 +22,151 @@ export interface StoredAuditEntry {
   createdAt: number;
 }
 
-// The four chain-append statements below run inside every evidence-writing transaction (every
-// consent write), so they are hand-written and prepared once per connection.
+// The queue statement runs inside every evidence-writing transaction (every consent write) and the
+// linking statements in every sequencer batch, so they are hand-written and prepared once per
+// connection.
 
-/** Locks the organisation's chain head until the transaction ends; undefined before its first entry. */
-export async function lockChainHead(tx: Queryable, organizationId: string): Promise<ChainHead | undefined> {
-  const [head] = await tx.query<{ last_seq: number; last_hash: string }>(
-    "SELECT last_seq, last_hash FROM audit_chain_heads WHERE organization_id = $1 FOR UPDATE",
-    [organizationId],
-    { preparedAs: "audit_lock_head" },
+export interface QueuedAuditEntry {
+  entryRef: number;
+  entryType: string;
+  subjectId: string;
+  /** The canonical JSON text that will be hashed. */
+  payload: string;
+  createdAt: number;
+}
+
+/** Queues one entry for the sequencer; its reference, by which the record it commits to points at it. */
+export async function queueEntry(
+  tx: Queryable,
+  organizationId: string,
+  entry: Omit<QueuedAuditEntry, "entryRef">,
+): Promise<number> {
+  const [queued] = await tx.query<{ entry_ref: number }>(
+    `INSERT INTO audit_queue (organization_id, entry_type, subject_id, payload, created_at)
+     VALUES ($1, $2, $3, $4, $5) RETURNING entry_ref`,
+    [organizationId, entry.entryType, entry.subjectId, entry.payload, entry.createdAt],
+    { preparedAs: "audit_queue_entry" },
   );
-  return head && { lastSeq: head.last_seq, lastHash: head.last_hash };
+  return queued!.entry_ref;
+}
+
+/** Organisations with queued entries, up to `limit` of them. */
+export async function organizationsWithQueuedEntries(db: Queryable, limit: number): Promise<string[]> {
+  const found = await db.query<{ organization_id: string }>(
+    "SELECT DISTINCT organization_id FROM audit_queue LIMIT $1",
+    [limit],
+  );
+  return found.map((row) => row.organization_id);
 }
 
 /**
- * Creates the organisation's head at `genesisHash` unless it exists. Concurrent first appends race
- * on the primary key; the losers then wait on the winner's row lock like any later append.
+ * Locks the organisation's chain head until the transaction ends, creating it (at `genesisHash`)
+ * before the organisation's first entry. "busy" when another session holds the lock: the caller
+ * leaves this organisation to that session instead of queueing behind it.
  */
-export async function createChainHead(
+export async function lockChainHeadUnlessBusy(
   tx: Queryable,
   organizationId: string,
   genesisHash: string,
   now: number,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO audit_chain_heads (organization_id, last_seq, last_hash, updated_at) VALUES ($1, 0, $2, $3)
-     ON CONFLICT (organization_id) DO NOTHING`,
-    [organizationId, genesisHash, now],
-    { preparedAs: "audit_create_head" },
+): Promise<ChainHead | "busy"> {
+  const [head] = await tx.query<{ last_seq: number; last_hash: string }>(
+    "SELECT last_seq, last_hash FROM audit_chain_heads WHERE organization_id = $1 FOR UPDATE SKIP LOCKED",
+    [organizationId],
+    { preparedAs: "audit_lock_head" },
   );
+  if (head) return { lastSeq: head.last_seq, lastHash: head.last_hash };
+  // Either no head yet or a locked one. A created head is locked by this transaction; a conflict
+  // means the head exists and another session holds it.
+  const created = await tx.query(
+    `INSERT INTO audit_chain_heads (organization_id, last_seq, last_hash, updated_at) VALUES ($1, 0, $2, $3)
+     ON CONFLICT (organization_id) DO NOTHING RETURNING organization_id`,
+    [organizationId, genesisHash, now],
+  );
+  return created.length > 0 ? { lastSeq: 0, lastHash: genesisHash } : "busy";
 }
 
-/** Writes one chain entry and moves the (locked) head to it. */
-export async function insertChainEntry(
+/** The organisation's oldest queued entries (by reference), at most `limit`. */
+export async function readQueuedEntries(
   tx: Queryable,
   organizationId: string,
-  entry: StoredAuditEntry,
+  limit: number,
+): Promise<QueuedAuditEntry[]> {
+  const found = await tx.query<{
+    entry_ref: number;
+    entry_type: string;
+    subject_id: string;
+    payload: string;
+    created_at: number;
+  }>(
+    `SELECT entry_ref, entry_type, subject_id, payload, created_at FROM audit_queue
+     WHERE organization_id = $1 ORDER BY entry_ref LIMIT $2`,
+    [organizationId, limit],
+    { preparedAs: "audit_read_queue" },
+  );
+  return found.map((row) => ({
+    entryRef: row.entry_ref,
+    entryType: row.entry_type,
+    subjectId: row.subject_id,
+    payload: row.payload,
+    createdAt: row.created_at,
+  }));
+}
+
+/**
+ * Writes linked entries to the chain, removes exactly them from the queue (by reference: an entry
+ * queued meanwhile stays queued) and moves the (locked) head to the last of them.
+ */
+export async function linkEntries(
+  tx: Queryable,
+  organizationId: string,
+  entries: readonly StoredAuditEntry[],
 ): Promise<void> {
+  const last = entries[entries.length - 1];
+  if (!last) return;
   await tx.query(
     `INSERT INTO audit_entries
-       (organization_id, seq, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+       (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+     SELECT $1, e.seq, e.entry_ref, e.entry_type, e.subject_id, e.payload, e.prev_hash, e.entry_hash, e.created_at
+     FROM jsonb_to_recordset($2::jsonb) AS e(seq BIGINT, entry_ref BIGINT, entry_type TEXT, subject_id TEXT,
+       payload TEXT, prev_hash TEXT, entry_hash TEXT, created_at BIGINT)`,
     [
       organizationId,
-      entry.seq,
-      entry.entryType,
-      entry.subjectId,
-      entry.payload,
-      entry.prevHash,
-      entry.entryHash,
-      entry.createdAt,
+      JSON.stringify(
+        entries.map((e) => ({
+          seq: e.seq,
+          entry_ref: e.entryRef,
+          entry_type: e.entryType,
+          subject_id: e.subjectId,
+          payload: e.payload,
+          prev_hash: e.prevHash,
+          entry_hash: e.entryHash,
+          created_at: e.createdAt,
+        })),
+      ),
     ],
-    { preparedAs: "audit_insert_entry" },
+    { preparedAs: "audit_link_entries" },
+  );
+  await tx.query(
+    `DELETE FROM audit_queue WHERE organization_id = $1
+       AND entry_ref IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))`,
+    [organizationId, JSON.stringify(entries.map((e) => e.entryRef))],
+    { preparedAs: "audit_unqueue_entries" },
   );
   await tx.query(
     "UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3, updated_at = $4 WHERE organization_id = $1",
-    [organizationId, entry.seq, entry.entryHash, entry.createdAt],
+    [organizationId, last.seq, last.entryHash, last.createdAt],
     { preparedAs: "audit_move_head" },
   );
+}
+
+/** How many entries of the organisation are queued and not yet linked. */
+export async function countQueuedEntries(db: Queryable, organizationId: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM audit_queue WHERE organization_id = $1",
+    [organizationId],
+  );
+  return row!.n;
 }
 
 /** The organisation's chain head as stored (no lock); undefined before its first entry. */
@@ -102,7 +192,16 @@ export async function readChainPage(
     db,
     qb
       .selectFrom("audit_entries")
-      .select(["seq", "entry_type", "subject_id", "payload", "prev_hash", "entry_hash", "created_at"])
+      .select([
+        "seq",
+        "entry_ref",
+        "entry_type",
+        "subject_id",
+        "payload",
+        "prev_hash",
+        "entry_hash",
+        "created_at",
+      ])
       .where("organization_id", "=", organizationId)
       .where("seq", ">=", fromSeq)
       .orderBy("seq")
@@ -110,6 +209,7 @@ export async function readChainPage(
   );
   return page.map((row) => ({
     seq: row.seq,
+    entryRef: row.entry_ref,
     entryType: row.entry_type,
     subjectId: row.subject_id,
     payload: row.payload,
@@ -119,22 +219,22 @@ export async function readChainPage(
   }));
 }
 
-/** The subject of each chain entry at these positions (positions with no entry are absent). */
-export async function chainSubjectsAt(
+/** The position and subject of each linked entry among these references (queued ones are absent). */
+export async function chainEntriesAtRefs(
   db: Queryable,
   organizationId: string,
-  seqs: readonly number[],
-): Promise<Map<number, string>> {
-  if (seqs.length === 0) return new Map();
+  refs: readonly number[],
+): Promise<Map<number, { seq: number; subjectId: string }>> {
+  if (refs.length === 0) return new Map();
   const found = await rows(
     db,
     qb
       .selectFrom("audit_entries")
-      .select(["seq", "subject_id"])
+      .select(["entry_ref", "seq", "subject_id"])
       .where("organization_id", "=", organizationId)
-      .where("seq", "in", seqs),
+      .where("entry_ref", "in", refs),
   );
-  return new Map(found.map((row) => [row.seq, row.subject_id]));
+  return new Map(found.map((row) => [row.entry_ref, { seq: row.seq, subjectId: row.subject_id }]));
 }
 
 /**
@@ -152,7 +252,16 @@ export async function chainEntriesAbout(
     db,
     qb
       .selectFrom("audit_entries")
-      .select(["seq", "entry_type", "subject_id", "payload", "prev_hash", "entry_hash", "created_at"])
+      .select([
+        "seq",
+        "entry_ref",
+        "entry_type",
+        "subject_id",
+        "payload",
+        "prev_hash",
+        "entry_hash",
+        "created_at",
+      ])
       .where("organization_id", "=", organizationId)
       .where("subject_id", "in", subjectIds)
       .where("entry_type", "in", entryTypes)
@@ -160,6 +269,7 @@ export async function chainEntriesAbout(
   );
   return found.map((row) => ({
     seq: row.seq,
+    entryRef: row.entry_ref,
     entryType: row.entry_type,
     subjectId: row.subject_id,
     payload: row.payload,

@@ -4,7 +4,7 @@
 // its entries and is the state they give. Reads only, in keyset pages, so neither a long chain nor
 // a large organisation has to fit in memory; problems are counted in full and listed up to a cap.
 import { pageOrganizationIds } from "../accounts/store.js";
-import type { Queryable } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { entryHash, GENESIS_HASH } from "./chain.js";
 import type { EvidenceChecker, EvidenceKind } from "./evidence/checker.js";
@@ -14,6 +14,7 @@ import { rightsEvidence } from "./evidence/rights.js";
 import { organizationSettingsEvidence, responsePeriodsEvidence } from "./evidence/settings.js";
 import { Findings, type AuditProblem } from "./findings.js";
 import type { AuditKeys } from "./keys.js";
+import { linkQueuedOf } from "./sequencer.js";
 import { readChainHead, readChainPage } from "./store.js";
 
 export type { AuditProblem } from "./findings.js";
@@ -63,6 +64,8 @@ export interface AuditVerification {
 export interface VerifyOptions {
   /** Entries or rows read per statement. */
   pageSize?: number;
+  /** The time a chain head created by linking is stamped with (default: the system clock). */
+  now?: number;
 }
 
 function isCanonicalPayload(payload: string): boolean {
@@ -73,7 +76,27 @@ function isCanonicalPayload(payload: string): boolean {
   }
 }
 
+/**
+ * Verifies one organisation's chain and everything it commits to. Entries still queued are linked
+ * first (what the sequencer would do next), so the report covers every write committed before the
+ * call; writes committed while it runs may be reported as out of step with the chain, as a head
+ * that moved does.
+ */
 export async function verifyAuditChain(
+  db: Database,
+  organizationId: string,
+  keys: AuditKeys,
+  options: VerifyOptions = {},
+): Promise<AuditVerification> {
+  await linkQueuedOf(db, organizationId, options.now ?? Date.now());
+  return verifyLinkedChain(db, organizationId, keys, options);
+}
+
+/**
+ * The chain as linked so far, without linking what is queued: for a caller inside a transaction
+ * (the evidence of entries still queued is then reported as not on the chain).
+ */
+export async function verifyLinkedChain(
   db: Queryable,
   organizationId: string,
   keys: AuditKeys,
@@ -163,7 +186,7 @@ export interface AllAuditVerification {
  * `onReport` sees each organisation's report as it is made.
  */
 export async function verifyAllAuditChains(
-  db: Queryable,
+  db: Database,
   keys: AuditKeys,
   options: VerifyOptions & { onReport?: (report: AuditVerification) => void } = {},
 ): Promise<AllAuditVerification> {

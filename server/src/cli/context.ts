@@ -3,6 +3,7 @@
 // cannot run beside a server on the same data directory (the single-opener lock says so).
 import os from "node:os";
 import { findOrganizationBySlug, type Organization } from "../accounts/organizations.js";
+import { linkAllQueued } from "../audit/sequencer.js";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
 import type { Database } from "../db/database.js";
@@ -17,6 +18,8 @@ export interface GlobalOptions {
 
 export class CliContext {
   private database: Database | undefined;
+  /** Whether this context migrated the database (only then can a command have queued audit entries). */
+  private migrated = false;
   constructor(
     readonly config: Config,
     readonly out: Output,
@@ -43,7 +46,10 @@ export class CliContext {
         if (error instanceof DataDirLockedError) throw new CliError(error.message);
         throw error;
       }
-      if (options.migrateOnOpen !== false) await migrate(this.database);
+      if (options.migrateOnOpen !== false) {
+        await migrate(this.database);
+        this.migrated = true;
+      }
     }
     return this.database;
   }
@@ -55,8 +61,16 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    await this.database?.close();
-    this.database = undefined;
+    if (!this.database) return;
+    try {
+      if (!this.migrated) return;
+      // Link what this command queued on the audit chain, as a server's sequencer would; left
+      // queued (durable) if this fails, for the next server start to link.
+      await linkAllQueued(this.database, Date.now());
+    } finally {
+      await this.database.close();
+      this.database = undefined;
+    }
   }
 }
 

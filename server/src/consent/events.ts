@@ -5,17 +5,17 @@
 import { appendAuditEntry } from "../audit/chain.js";
 import { checkAuditHash, type AuditKeys } from "../audit/keys.js";
 import type { AuditProblem } from "../audit/findings.js";
-import { chainSubjectsAt } from "../audit/store.js";
+import { chainEntriesAtRefs } from "../audit/store.js";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { auditInputOf, type Consent } from "./model.js";
 import {
-  consentEventsAtSeqs,
+  consentEventsAtRefs,
   consentEventsOf,
   insertConsentEvent,
-  pageConsentEventSeqs,
+  pageConsentEventRefs,
   pageConsents,
   type ConsentEvent,
   type ConsentEventType,
@@ -61,7 +61,7 @@ export async function recordConsentEvent(
     auditHash: consent.auditHash,
     auditKeyVersion: consent.auditKeyVersion,
   };
-  const { seq } = await appendAuditEntry(
+  const { entryRef } = await appendAuditEntry(
     tx,
     {
       organizationId: consent.organizationId,
@@ -71,7 +71,7 @@ export async function recordConsentEvent(
     },
     now,
   );
-  await insertConsentEvent(tx, consent.organizationId, event, seq);
+  await insertConsentEvent(tx, consent.organizationId, event, entryRef);
   if (eventType === "linked") return;
   const payload: Record<string, unknown> = {
     consentId: consent.consentId,
@@ -101,6 +101,7 @@ export async function recordConsentEvent(
 
 export interface ChainEntryView {
   seq: number;
+  entryRef: number;
   entryType: string;
   subjectId: string;
   payload: string;
@@ -122,14 +123,14 @@ export async function checkConsentEventsForEntries(
 ): Promise<number> {
   const consentEntries = entries.filter((e) => e.entryType.startsWith("consent."));
   if (consentEntries.length === 0) return 0;
-  const events = await consentEventsAtSeqs(
+  const events = await consentEventsAtRefs(
     db,
     organizationId,
-    consentEntries.map((e) => e.seq),
+    consentEntries.map((e) => e.entryRef),
   );
-  const bySeq = new Map(events.map((e) => [e.auditSeq, e.event]));
+  const byRef = new Map(events.map((e) => [e.auditRef, e.event]));
   for (const entry of consentEntries) {
-    const event = bySeq.get(entry.seq);
+    const event = byRef.get(entry.entryRef);
     const problem = (reason: string) =>
       report({
         table: "consent_events",
@@ -167,18 +168,18 @@ export async function findUnchainedConsentEvents(
 ): Promise<void> {
   let after = "";
   for (;;) {
-    const events = await pageConsentEventSeqs(db, organizationId, after, pageSize);
+    const events = await pageConsentEventRefs(db, organizationId, after, pageSize);
     if (events.length === 0) return;
-    const subjects = await chainSubjectsAt(
+    const entries = await chainEntriesAtRefs(
       db,
       organizationId,
-      events.map((e) => e.auditSeq),
+      events.map((e) => e.auditRef),
     );
-    for (const unchained of events.filter((e) => subjects.get(e.auditSeq) !== e.consentId)) {
+    for (const unchained of events.filter((e) => entries.get(e.auditRef)?.subjectId !== e.consentId)) {
       report({
         table: "consent_events",
         recordId: unchained.eventId,
-        seq: unchained.auditSeq,
+        seq: entries.get(unchained.auditRef)?.seq ?? null,
         reason: `the event of consent ${unchained.consentId} has no matching entry in the audit chain`,
       });
     }
@@ -211,13 +212,19 @@ export async function checkConsentRows(
       consents.map((c) => c.consentId),
     );
     const history = new Map<string, ConsentEvent[]>();
-    const lastSeq = new Map<string, number>();
-    for (const { event, auditSeq } of events) {
+    const lastRef = new Map<string, number>();
+    for (const { event, auditRef } of events) {
       const list = history.get(event.consentId) ?? [];
       list.push(event);
       history.set(event.consentId, list);
-      lastSeq.set(event.consentId, auditSeq);
+      lastRef.set(event.consentId, auditRef);
     }
+    // Problems name the chain position of the consent's latest event.
+    const positions = await chainEntriesAtRefs(db, organizationId, [...lastRef.values()]);
+    const lastSeqOf = (consentId: string) => {
+      const ref = lastRef.get(consentId);
+      return ref === undefined ? null : (positions.get(ref)?.seq ?? null);
+    };
     for (const consent of consents) {
       const trail = history.get(consent.consentId) ?? [];
       const last = trail[trail.length - 1];
@@ -225,7 +232,7 @@ export async function checkConsentRows(
         report({
           table: "consents",
           recordId: consent.consentId,
-          seq: lastSeq.get(consent.consentId) ?? null,
+          seq: lastSeqOf(consent.consentId),
           reason,
         });
       if (trail[0]?.eventType !== "given") {

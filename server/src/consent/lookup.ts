@@ -3,12 +3,14 @@
 // they happened, and the principal's nomination (the rights domain's).
 import { findPrincipal } from "../accounts/principals.js";
 import { findPrincipalsByIds, type PrincipalRow } from "../accounts/store.js";
-import type { Queryable } from "../db/database.js";
+import { chainEntriesAtRefs } from "../audit/store.js";
+import { linkQueuedOf } from "../audit/sequencer.js";
+import type { Database, Queryable } from "../db/database.js";
 import { notFound, validationError } from "../lib/failure.js";
 import { getLatestNomination, type Nomination } from "../rights/nominations.js";
 import { listConsentsOfPrincipal } from "./consents.js";
 import { consentEvidence } from "./model.js";
-import { latestEventSeqsOf, newestConsentEventsOf } from "./store.js";
+import { latestEventRefsOf, newestConsentEventsOf } from "./store.js";
 
 /** The lookup shows at most this many events (the newest), so one busy principal stays one page. */
 export const LOOKUP_EVENT_LIMIT = 500;
@@ -70,9 +72,10 @@ export interface PrincipalLookup {
 }
 
 export async function lookUpPrincipal(
-  db: Queryable,
+  db: Database,
   organizationId: string,
   query: { email?: string; externalId?: string },
+  now: number,
 ): Promise<PrincipalLookup> {
   const found = await principalByQuery(db, organizationId, query);
   const [identity] = await findPrincipalsByIds(db, [{ organizationId, principalId: found.principalId }]);
@@ -80,8 +83,15 @@ export async function lookUpPrincipal(
   if (!identity) throw notFound("No data principal of this organisation matches");
   const consents = await listConsentsOfPrincipal(db, organizationId, found.principalId);
   const consentIds = consents.map((c) => c.consentId);
-  const seqs = await latestEventSeqsOf(db, organizationId, consentIds);
+  // Positions exist once the sequencer has linked the entries: link what is still queued first.
+  await linkQueuedOf(db, organizationId, now);
+  const latestRefs = await latestEventRefsOf(db, organizationId, consentIds);
   const events = await newestConsentEventsOf(db, organizationId, consentIds, LOOKUP_EVENT_LIMIT);
+  const positions = await chainEntriesAtRefs(db, organizationId, [
+    ...latestRefs.values(),
+    ...events.map((e) => e.auditRef),
+  ]);
+  const seqOf = (ref: number | undefined) => (ref === undefined ? null : (positions.get(ref)?.seq ?? null));
   const nomination = await getLatestNomination(db, organizationId, found.principalId);
   return {
     principal: {
@@ -101,9 +111,9 @@ export async function lookUpPrincipal(
       withdrawnAt: c.withdrawnAt,
       withdrawalReason: c.withdrawalReason,
       ...consentEvidence(c),
-      chainSeq: seqs.get(c.consentId) ?? null,
+      chainSeq: seqOf(latestRefs.get(c.consentId)),
     })),
-    events: events.map(({ event, auditSeq }) => ({
+    events: events.map(({ event, auditRef }) => ({
       eventId: event.eventId,
       consentId: event.consentId,
       // The consent event log's names, as webhooks and the audit chain use them.
@@ -114,7 +124,8 @@ export async function lookUpPrincipal(
       reason: event.reason,
       auditHash: event.auditHash,
       auditKeyVersion: event.auditKeyVersion,
-      chainSeq: auditSeq,
+      // Linked above, so every event has its position (0 only if an entry was deleted behind our back).
+      chainSeq: seqOf(auditRef) ?? 0,
     })),
     nomination,
   };

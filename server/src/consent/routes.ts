@@ -6,7 +6,7 @@ import { principalOf, serviceOf, staffOf } from "../http/credentials.js";
 import { findPrincipal } from "../accounts/principals.js";
 import type { RouteModule } from "../http/app.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
-import { enforceRateLimit } from "../http/rate-limit.js";
+import { RateLimiter } from "../http/rate-limit.js";
 import { isTrackingPurpose, isVerifiedChild } from "./children.js";
 import { recordCmSignal } from "./cm-signals.js";
 import {
@@ -58,20 +58,20 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
 
   /**
    * The public guest routes (capture and withdrawal) share one budget per client address and one
-   * per organisation. Counted before anything else is looked up, so probing spends it too.
+   * per organisation. Counted before anything else is looked up, so probing spends it too. Counted
+   * in this instance's memory (http/rate-limit.ts says why): the budgets hold per instance.
    */
+  const guestBudgets = new RateLimiter();
   async function spendGuestBudget(address: string, organizationId: string): Promise<void> {
     const settings = await readConsentSettings(db, organizationId);
     if (!settings) throw notFound("No such organisation");
     const { perAddress, perOrganization, windowMs } = settings.anonymousConsentRateLimit;
     const now = clock.now();
-    await enforceRateLimit(
-      db,
+    guestBudgets.hit(
       { key: `anon-consent:address:${address}`, organizationId, limit: perAddress, windowMs },
       now,
     );
-    await enforceRateLimit(
-      db,
+    guestBudgets.hit(
       { key: "anon-consent:organization", organizationId, limit: perOrganization, windowMs },
       now,
     );
@@ -260,7 +260,8 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
     },
     {
       operationId: "staffLookUpPrincipal",
-      handler: async (request) => lookUpPrincipal(db, staffOf(request).organizationId, request.query),
+      handler: async (request) =>
+        lookUpPrincipal(db, staffOf(request).organizationId, request.query, clock.now()),
     },
     {
       operationId: "staffExportConsentEvidence",

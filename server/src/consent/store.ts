@@ -146,6 +146,8 @@ export async function insertConsent(tx: Queryable, consent: StoredConsent): Prom
       })
       .onConflict((oc) => oc.doNothing())
       .returning("consent_id"),
+    // Every capture runs it: planned once per connection.
+    { preparedAs: "consent_insert" },
   );
   return inserted.length > 0;
 }
@@ -165,6 +167,8 @@ export async function markConsentWithdrawn(
       .where("organization_id", "=", organizationId)
       .where("consent_id", "=", consentId)
       .where("withdrawn_at", "is", null),
+    // Every withdrawal runs it: planned once per connection.
+    { preparedAs: "consent_mark_withdrawn" },
   );
 }
 
@@ -361,18 +365,18 @@ export interface ConsentEvent {
   auditKeyVersion: number;
 }
 
-/** An event as stored, with the position of its audit-chain entry. */
+/** An event as stored, with the reference of its audit-chain entry. */
 export interface ChainedConsentEvent {
   event: ConsentEvent;
-  auditSeq: number;
+  auditRef: number;
 }
 
-/** Appends one event to the history; `auditSeq` is its audit-chain entry. */
+/** Appends one event to the history; `auditRef` is its audit-chain entry's reference. */
 export async function insertConsentEvent(
   tx: Queryable,
   organizationId: string,
   event: ConsentEvent,
-  auditSeq: number,
+  auditRef: number,
 ): Promise<void> {
   await execute(
     tx,
@@ -393,8 +397,10 @@ export async function insertConsentEvent(
       reason: event.reason,
       audit_hash: event.auditHash,
       audit_key_version: event.auditKeyVersion,
-      audit_seq: auditSeq,
+      audit_ref: auditRef,
     }),
+    // Every consent write runs it: planned once per connection.
+    { preparedAs: "consent_event_insert" },
   );
 }
 
@@ -417,7 +423,7 @@ const selectEvents = (organizationId: string) =>
       "reason",
       "audit_hash",
       "audit_key_version",
-      "audit_seq",
+      "audit_ref",
     ])
     .where("organization_id", "=", organizationId);
 
@@ -442,21 +448,24 @@ const toChainedEvent = (row: EventRow): ChainedConsentEvent => ({
     auditHash: row.audit_hash,
     auditKeyVersion: row.audit_key_version,
   },
-  auditSeq: row.audit_seq,
+  auditRef: row.audit_ref,
 });
 
-/** The events recorded at these audit-chain positions. */
-export async function consentEventsAtSeqs(
+/** The events that point at these audit-chain entries (by reference). */
+export async function consentEventsAtRefs(
   db: Queryable,
   organizationId: string,
-  seqs: readonly number[],
+  refs: readonly number[],
 ): Promise<ChainedConsentEvent[]> {
-  if (seqs.length === 0) return [];
-  const found = await rows(db, selectEvents(organizationId).where("audit_seq", "in", seqs));
+  if (refs.length === 0) return [];
+  const found = await rows(db, selectEvents(organizationId).where("audit_ref", "in", refs));
   return found.map(toChainedEvent);
 }
 
-/** Every event of these consents, in chain order. */
+/**
+ * Every event of these consents, in chain order for each consent (by reference: an event depends on
+ * the consent's previous ones, so it was queued, and is linked, after them).
+ */
 export async function consentEventsOf(
   db: Queryable,
   organizationId: string,
@@ -465,7 +474,7 @@ export async function consentEventsOf(
   if (consentIds.length === 0) return [];
   const found = await rows(
     db,
-    selectEvents(organizationId).where("consent_id", "in", consentIds).orderBy("audit_seq"),
+    selectEvents(organizationId).where("consent_id", "in", consentIds).orderBy("audit_ref"),
   );
   return found.map(toChainedEvent);
 }
@@ -482,14 +491,14 @@ export async function newestConsentEventsOf(
     db,
     selectEvents(organizationId)
       .where("consent_id", "in", consentIds)
-      .orderBy("audit_seq", "desc")
+      .orderBy("audit_ref", "desc")
       .limit(limit),
   );
   return found.map(toChainedEvent).reverse();
 }
 
-/** The chain position of each consent's latest event; consents without events are left out. */
-export async function latestEventSeqsOf(
+/** The chain reference of each consent's latest event; consents without events are left out. */
+export async function latestEventRefsOf(
   db: Queryable,
   organizationId: string,
   consentIds: readonly string[],
@@ -499,35 +508,35 @@ export async function latestEventSeqsOf(
     db,
     qb
       .selectFrom("consent_events")
-      .select((eb) => ["consent_id", eb.fn.max("audit_seq").as("seq")])
+      .select((eb) => ["consent_id", eb.fn.max("audit_ref").as("ref")])
       .where("organization_id", "=", organizationId)
       .where("consent_id", "in", consentIds)
       .groupBy("consent_id"),
   );
-  return new Map(found.map((r) => [r.consent_id, Number(r.seq)]));
+  return new Map(found.map((r) => [r.consent_id, Number(r.ref)]));
 }
 
 /**
- * Up to `limit` events' ids with their consent and chain position, by event id after
+ * Up to `limit` events' ids with their consent and chain reference, by event id after
  * `afterEventId` (a keyset on the primary key, so each page is one index range).
  */
-export async function pageConsentEventSeqs(
+export async function pageConsentEventRefs(
   db: Queryable,
   organizationId: string,
   afterEventId: string,
   limit: number,
-): Promise<{ eventId: string; auditSeq: number; consentId: string }[]> {
+): Promise<{ eventId: string; auditRef: number; consentId: string }[]> {
   const found = await rows(
     db,
     qb
       .selectFrom("consent_events")
-      .select(["event_id", "audit_seq", "consent_id"])
+      .select(["event_id", "audit_ref", "consent_id"])
       .where("organization_id", "=", organizationId)
       .where("event_id", ">", afterEventId)
       .orderBy("event_id")
       .limit(limit),
   );
-  return found.map((r) => ({ eventId: r.event_id, auditSeq: r.audit_seq, consentId: r.consent_id }));
+  return found.map((r) => ({ eventId: r.event_id, auditRef: r.audit_ref, consentId: r.consent_id }));
 }
 
 /** Consents given and withdrawn on one calendar day (a day number, see consentEventsPerDay) and purpose. */

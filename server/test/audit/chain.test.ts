@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { computeAuditHash } from "@guard/contract";
 import { appendAuditEntry, entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
+import { readChainPage } from "../../src/audit/store.js";
 import { verifyAuditChain } from "../../src/audit/verify.js";
 import { testConfig } from "../../src/config.js";
 import { createApp } from "../../src/app.js";
@@ -161,6 +163,8 @@ describe("audit evidence", () => {
       ),
     );
     for (const res of results) assert.equal(res.statusCode, 201, res.body);
+    // The writers queued their entries side by side; the sequencer links them one after another.
+    await linkQueuedOf(t.db, seeded.org.organizationId, t.clock.now());
     const seqs = await t.db.query<{ seq: number }>(
       "SELECT seq FROM audit_entries WHERE organization_id = $1 ORDER BY seq",
       [seeded.org.organizationId],
@@ -174,7 +178,12 @@ describe("audit evidence", () => {
 
   test("appendAuditEntry is generic: any domain's evidence joins the same chain", async () => {
     const seeded = await seedOrganization(t);
+    const organizationId = seeded.org.organizationId;
     const now = t.clock.now();
+    const chain = async () => {
+      await linkQueuedOf(t.db, organizationId, now);
+      return readChainPage(t.db, organizationId, 1, 10);
+    };
     const first = await t.db.transaction((tx) =>
       appendAuditEntry(
         tx,
@@ -187,9 +196,11 @@ describe("audit evidence", () => {
         now,
       ),
     );
-    assert.equal(first.seq, 1);
+    const [linked] = await chain();
+    assert.equal(linked!.seq, 1);
+    assert.equal(linked!.entryRef, first.entryRef);
     assert.equal(
-      first.entryHash,
+      linked!.entryHash,
       entryHash({
         prevHash: GENESIS_HASH,
         seq: 1,
@@ -228,7 +239,14 @@ describe("audit evidence", () => {
         now,
       ),
     );
-    assert.equal(second.seq, 2);
+    const entries = await chain();
+    assert.deepEqual(
+      entries.map((e) => [e.seq, e.entryRef, e.prevHash]),
+      [
+        [1, first.entryRef, GENESIS_HASH],
+        [2, second.entryRef, linked!.entryHash],
+      ],
+    );
     // The links verify; entries of a type no checker knows are reported, so a new kind of evidence
     // cannot join the chain without verify checking its records.
     const report = await verify(seeded);
@@ -313,6 +331,7 @@ describe("audit evidence", () => {
   test("tampering caught: everything rewritten consistently, chain rehashed, but the keyed hash cannot be forged", async () => {
     const { seeded, consentIds } = await seedHistory(t);
     const org = seeded.org.organizationId;
+    await linkQueuedOf(t.db, org, t.clock.now());
     // The attacker has the database, not the audit key: rewrite the purpose everywhere and rebuild the chain.
     await t.db.query("UPDATE consents SET purpose = 'Newsletter2' WHERE consent_id = $1", [consentIds[0]]);
     await t.db.query("UPDATE consent_events SET purpose = 'Newsletter2' WHERE consent_id = $1", [

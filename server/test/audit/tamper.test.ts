@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { createOrganization } from "../../src/accounts/organizations.js";
 import { ensurePrincipal } from "../../src/accounts/principals.js";
 import { entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
 import { COVERED_TABLES, VERIFIED_ENTRY_TYPES, type AuditVerification } from "../../src/audit/verify.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { giveConsent, withdrawConsent } from "../../src/consent/consents.js";
@@ -165,6 +166,8 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
     "SELECT verification_id FROM parental_verifications WHERE organization_id = $1",
     [organizationId],
   );
+  // What the sequencer would do next: the history is on the chain before any case tampers with it.
+  await linkQueuedOf(db, organizationId, tick());
   return {
     organizationId,
     slug,
@@ -249,6 +252,18 @@ async function lastMove(db: Database, s: Seeded, subjectId: string): Promise<str
   return row!.transition_id;
 }
 
+/** Withdraws the kept consent, its entry left queued (no sequencer runs here); the event's id. */
+async function withdrawKeptLeavingItQueued(db: Database, s: Seeded): Promise<string> {
+  await db.transaction((tx) =>
+    withdrawConsent(tx, { organizationId: s.organizationId, consentId: s.consentKept }, Date.now()),
+  );
+  const [event] = await db.query<{ event_id: string }>(
+    "SELECT event_id FROM consent_events WHERE organization_id = $1 AND consent_id = $2 AND event_type = 'withdrawn'",
+    [s.organizationId, s.consentKept],
+  );
+  return event!.event_id;
+}
+
 interface TamperCase {
   table: string;
   name: string;
@@ -284,8 +299,8 @@ const CASES: TamperCase[] = [
     table: "audit_entries",
     name: "an entry inserted after the head",
     tamper: sql(
-      `INSERT INTO audit_entries (organization_id, seq, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
-       SELECT organization_id, last_seq + 1, 'dsr.transition', 'dsr_forged', '{}', last_hash, repeat('a', 64), 1
+      `INSERT INTO audit_entries (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+       SELECT organization_id, last_seq + 1, 999999999, 'dsr.transition', 'dsr_forged', '{}', last_hash, repeat('a', 64), 1
        FROM audit_chain_heads WHERE organization_id = $1`,
       (s) => [s.organizationId],
     ),
@@ -331,7 +346,7 @@ const CASES: TamperCase[] = [
     tamper: sql(
       `INSERT INTO consent_events (organization_id, event_id, consent_id, event_type, occurred_at, principal_id,
          anonymous_id, notice_id, notice_version, purpose, data_types, given_at, source, reason, audit_hash,
-         audit_key_version, audit_seq)
+         audit_key_version, audit_ref)
        SELECT organization_id, 'cev_forged', consent_id, 'withdrawn', occurred_at + 5, principal_id, anonymous_id,
          notice_id, notice_version, purpose, data_types, given_at, source, 'principal_request', audit_hash,
          audit_key_version, 9999
@@ -339,6 +354,32 @@ const CASES: TamperCase[] = [
       (s) => [s.organizationId, s.consentKept],
       () => "cev_forged",
     ),
+  },
+  // --- an entry still queued when someone reaches it (the sequencer links it as it finds it)
+  {
+    table: "consent_events",
+    name: "a queued entry's payload edited before it was linked",
+    tamper: async (db, s) => {
+      const eventId = await withdrawKeptLeavingItQueued(db, s);
+      await db.query(
+        `UPDATE audit_queue SET payload = replace(payload, '"purpose":"Account"', '"purpose":"Other"')
+         WHERE organization_id = $1 AND subject_id = $2`,
+        [s.organizationId, s.consentKept],
+      );
+      return eventId;
+    },
+  },
+  {
+    table: "consent_events",
+    name: "a queued entry deleted before it was linked",
+    tamper: async (db, s) => {
+      const eventId = await withdrawKeptLeavingItQueued(db, s);
+      await db.query("DELETE FROM audit_queue WHERE organization_id = $1 AND subject_id = $2", [
+        s.organizationId,
+        s.consentKept,
+      ]);
+      return eventId;
+    },
   },
   {
     table: "consent_events",

@@ -71,7 +71,7 @@ describe("anonymous withdrawal", () => {
     assert.equal((await statusOf(consentId)).status, "withdrawn");
     assert.equal((await statusOf(consentId)).withdrawnAt, t.clock.now());
     const events = await t.db.query<{ event_type: string; reason: string | null }>(
-      "SELECT event_type, reason FROM consent_events WHERE consent_id = $1 ORDER BY audit_seq",
+      "SELECT event_type, reason FROM consent_events WHERE consent_id = $1 ORDER BY audit_ref",
       [consentId],
     );
     assert.deepEqual(events, [

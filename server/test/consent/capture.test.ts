@@ -359,7 +359,7 @@ describe("/cm/v1 consent: record, read, withdraw", () => {
     assertApiError(again, 409, "CONFLICT");
 
     const events = await t.db.query<{ event_type: string; reason: string | null }>(
-      "SELECT event_type, reason FROM consent_events WHERE consent_id = $1 ORDER BY audit_seq",
+      "SELECT event_type, reason FROM consent_events WHERE consent_id = $1 ORDER BY audit_ref",
       [consentId],
     );
     assert.deepEqual(events, [

@@ -19,6 +19,7 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../support/harness.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
 
 const ITEMIZED = [
   { purpose: "Account", personalDataDescription: "Name and email." },
@@ -81,6 +82,7 @@ describe("children: parental verification and tracking purposes", () => {
       !stored.includes(token) && !stored.includes("parent-ref-1"),
       "no raw token or parent reference",
     );
+    await linkQueuedOf(t.db, acme.org.organizationId, t.clock.now());
     const [entry] = await t.db.query<{ entry_type: string }>(
       "SELECT entry_type FROM audit_entries WHERE organization_id = $1 AND subject_id = $2",
       [acme.org.organizationId, child.principalId],

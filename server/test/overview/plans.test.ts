@@ -47,7 +47,7 @@ describe("overview query plans", () => {
     await t.db.query(
       `INSERT INTO consent_events (organization_id, event_id, consent_id, event_type, occurred_at, anonymous_id,
                                    notice_id, notice_version, purpose, data_types, given_at, source,
-                                   audit_hash, audit_key_version, audit_seq)
+                                   audit_hash, audit_key_version, audit_ref)
        SELECT organization_id, 'cev_plan' || substr(consent_id, 9), consent_id, 'given', given_at, anonymous_id,
               notice_id, notice_version, purpose, data_types, given_at, source, audit_hash, 1,
               substr(consent_id, 9)::bigint

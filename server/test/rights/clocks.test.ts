@@ -25,6 +25,7 @@ import {
   type DsrBody,
   type GrievanceBody,
 } from "../support/rights-helpers.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
 
 describe("statutory clocks", () => {
   let t: TestApp;
@@ -91,6 +92,7 @@ describe("statutory clocks", () => {
       maxResponseDays: 90,
       updatedAt: t.clock.now(),
     });
+    await linkQueuedOf(t.db, orgId(), t.clock.now());
     const audit = await t.db.query<{ payload: string }>(
       "SELECT payload FROM audit_entries WHERE organization_id = $1 AND entry_type = 'rights.response_periods_changed'",
       [orgId()],

@@ -30,6 +30,7 @@ import {
   type GrievanceBody,
   type TransitionBody,
 } from "../support/rights-helpers.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
 
 type Summary = {
   requestId: string;
@@ -367,6 +368,7 @@ describe("summary and erasure", () => {
     for (const personal of ["bob@example.in", "erase-bob", "Suresh", "Kiran", "90000", "Dear Bob"]) {
       assert.ok(!everything.includes(personal), `${personal} is gone from the rights records`);
     }
+    await linkQueuedOf(t.db, orgId(), t.clock.now());
     const audit = JSON.stringify(
       await t.db.query("SELECT payload FROM audit_entries WHERE organization_id = $1", [orgId()]),
     );

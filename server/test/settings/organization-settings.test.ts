@@ -25,6 +25,7 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../support/harness.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
 
 const URL_PATH = "/api/v1/staff/organization/settings";
 
@@ -75,12 +76,14 @@ describe("organisation settings", () => {
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as Settings;
   };
-  const auditEntries = (seeded: SeededOrg) =>
-    t.db.query<{ entry_type: string; subject_id: string; payload: string; created_at: number }>(
+  const auditEntries = async (seeded: SeededOrg) => {
+    await linkQueuedOf(t.db, seeded.org.organizationId, t.clock.now());
+    return t.db.query<{ entry_type: string; subject_id: string; payload: string; created_at: number }>(
       `SELECT entry_type, subject_id, payload, created_at FROM audit_entries
         WHERE organization_id = $1 AND entry_type = 'organization.settings_changed' ORDER BY seq`,
       [seeded.org.organizationId],
     );
+  };
 
   test("a fresh organisation reads the defaults, for every staff role and its service key", async () => {
     const org = await seedOrganization(t);

@@ -1,8 +1,9 @@
 // Shared steps of the rights tests: brokered principals, filing, and reading back the evidence
 // (history rows, audit-chain entries, outbox events) straight from the database.
 import assert from "node:assert/strict";
-import type { Queryable } from "../../src/db/database.js";
+import type { Database, Queryable } from "../../src/db/database.js";
 import { bearer, type SeededOrg, type TestApp } from "./harness.js";
+import { linkQueuedOf } from "../../src/audit/sequencer.js";
 
 export const DSR = "/api/v1/dsr";
 export const GRIEVANCES = "/api/v1/grievances";
@@ -102,10 +103,11 @@ export async function outboxEvents(
 }
 
 export async function auditEntriesFor(
-  db: Queryable,
+  db: Database,
   organizationId: string,
   subjectId: string,
 ): Promise<{ entryType: string; payload: Record<string, unknown> }[]> {
+  await linkQueuedOf(db, organizationId, Date.now());
   const rows = await db.query<{ entry_type: string; payload: string }>(
     "SELECT entry_type, payload FROM audit_entries WHERE organization_id = $1 AND subject_id = $2 ORDER BY seq",
     [organizationId, subjectId],

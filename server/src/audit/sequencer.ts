@@ -1,0 +1,161 @@
+// The audit chain's sequencer. Writers queue entries in their own transactions (chain.ts); the
+// sequencer gives committed entries their positions and hashes, in batches, the way a transparency
+// log merges its queue: one transaction per organisation and batch locks the chain head, reads the
+// oldest queued entries, writes them to the chain linked one to the next, deletes exactly them from
+// the queue and moves the head. Either all of that commits or none of it does, so a crash anywhere
+// leaves the entries queued for the next pass, and the unique (organisation, reference) index on
+// the chain makes linking one entry twice impossible even for a buggy caller.
+//
+// Every instance runs one (server.ts). It runs when this process commits queued entries (a wake,
+// coalesced: a pass takes whatever was queued while the previous one ran) and every `intervalMs`
+// in any case, which picks up entries another instance queued and left behind (it crashed). A
+// session that finds an organisation's head locked leaves that organisation to whoever holds it.
+//
+// Order: entries of one organisation are linked in reference order among those committed. A write
+// that depends on an earlier one (a withdrawal of a consent) starts after that one committed, so
+// its reference is higher and it is linked after it; only writes that were concurrent (neither saw
+// the other) may be linked in either order.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Database } from "../db/database.js";
+import type { Clock } from "../lib/clock.js";
+import { entryHash, GENESIS_HASH, onEntryQueued } from "./chain.js";
+import {
+  countQueuedEntries,
+  linkEntries,
+  lockChainHeadUnlessBusy,
+  organizationsWithQueuedEntries,
+  readQueuedEntries,
+  type StoredAuditEntry,
+} from "./store.js";
+
+/** Entries linked per transaction. */
+export const LINK_BATCH = 500;
+
+/** How often every instance looks for entries left queued (by itself or another instance). */
+export const SEQUENCER_INTERVAL_MS = 1_000;
+
+/**
+ * Links up to `limit` of the organisation's oldest queued entries in one transaction. How many it
+ * linked, or "busy" when another session holds the head (and is linking them).
+ */
+export async function linkQueuedEntries(
+  db: Database,
+  organizationId: string,
+  now: number,
+  limit = LINK_BATCH,
+): Promise<number | "busy"> {
+  return db.transaction(async (tx) => {
+    const head = await lockChainHeadUnlessBusy(tx, organizationId, GENESIS_HASH, now);
+    if (head === "busy") return "busy";
+    const queued = await readQueuedEntries(tx, organizationId, limit);
+    let prevHash = head.lastHash;
+    let seq = head.lastSeq;
+    const linked: StoredAuditEntry[] = queued.map((entry) => {
+      seq += 1;
+      const hash = entryHash({ ...entry, prevHash, seq, organizationId });
+      const chained = { ...entry, seq, prevHash, entryHash: hash };
+      prevHash = hash;
+      return chained;
+    });
+    await linkEntries(tx, organizationId, linked);
+    return linked.length;
+  });
+}
+
+/** One pass over every organisation with queued entries. */
+export async function linkAllQueued(
+  db: Database,
+  now: number,
+): Promise<{ linked: number; busyOrganizations: number }> {
+  let linked = 0;
+  let busyOrganizations = 0;
+  for (const organizationId of await organizationsWithQueuedEntries(db, 1_000)) {
+    for (;;) {
+      const result = await linkQueuedEntries(db, organizationId, now);
+      if (result === "busy") {
+        busyOrganizations += 1;
+        break;
+      }
+      linked += result;
+      if (result < LINK_BATCH) break;
+    }
+  }
+  return { linked, busyOrganizations };
+}
+
+/**
+ * Links everything the organisation had queued when called (and what is queued meanwhile), waiting
+ * for another session that holds the head. For readers that need positions: `guard audit verify`,
+ * the staff lookup. Gives up with an error after `timeoutMs`.
+ */
+export async function linkQueuedOf(
+  db: Database,
+  organizationId: string,
+  now: number,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await countQueuedEntries(db, organizationId)) > 0) {
+    const result = await linkQueuedEntries(db, organizationId, now);
+    if (result !== "busy") continue;
+    if (Date.now() > deadline)
+      throw new Error("the audit chain head stayed locked; entries are still queued");
+    await sleep(5);
+  }
+}
+
+export interface AuditSequencer {
+  /** Stops polling, waits for the pass in flight, then links what is still queued. */
+  stop(): Promise<void>;
+}
+
+/** Starts this instance's sequencer (see the top of this file). */
+export function startAuditSequencer(options: {
+  db: Database;
+  clock: Clock;
+  intervalMs?: number;
+  onError?: (error: unknown) => void;
+}): AuditSequencer {
+  const { db, clock } = options;
+  const intervalMs = options.intervalMs ?? SEQUENCER_INTERVAL_MS;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const pass = async (): Promise<void> => {
+    do {
+      again = false;
+      const { busyOrganizations } = await linkAllQueued(db, clock.now());
+      // Whoever holds a busy head may have read its queue before our entries committed: look again.
+      if (busyOrganizations > 0 && !stopped) {
+        await sleep(5);
+        again = true;
+      }
+    } while (again && !stopped);
+  };
+  const wake = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    if (stopped) return;
+    running = pass()
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const unsubscribe = onEntryQueued(wake);
+  const timer = setInterval(wake, intervalMs);
+  timer.unref();
+  wake();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      unsubscribe();
+      await running;
+      await linkAllQueued(db, clock.now()).catch((error: unknown) => options.onError?.(error));
+    },
+  };
+}

@@ -1,0 +1,210 @@
+// The audit sequencer (audit/sequencer.ts): writers queue entries without a lock and the sequencer
+// links them into each organisation's chain in batches. A pass that dies at any point links
+// nothing (the entries stay queued for the next pass), no entry is ever linked twice, passes of
+// several instances at once give one unforked chain, and an entry left queued by an instance that
+// died is linked by another instance's next poll.
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, test } from "node:test";
+import { createOrganization } from "../../src/accounts/organizations.js";
+import { appendAuditEntry, entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
+import { linkAllQueued, linkQueuedEntries, startAuditSequencer } from "../../src/audit/sequencer.js";
+import { queueEntry, readChainHead, readChainPage } from "../../src/audit/store.js";
+import type { Database, Queryable } from "../../src/db/database.js";
+import { startSecondInstance, startTestApp, type TestApp } from "../support/harness.js";
+
+const ENTRY_TYPE = "test.sequenced";
+
+async function newOrganization(t: TestApp): Promise<string> {
+  const slug = `seq-${Math.random().toString(36).slice(2, 10)}`;
+  return (await createOrganization(t.db, { slug, name: slug }, t.clock.now())).organizationId;
+}
+
+/** Queues `count` entries, one transaction each, the way writers do. Their references. */
+async function queue(db: Database, organizationId: string, count: number, label = "e"): Promise<number[]> {
+  const refs: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const { entryRef } = await db.transaction((tx) =>
+      appendAuditEntry(
+        tx,
+        { organizationId, entryType: ENTRY_TYPE, subjectId: `${label}-${i}`, payload: { i } },
+        1_000 + i,
+      ),
+    );
+    refs.push(entryRef);
+  }
+  return refs;
+}
+
+async function queuedCount(db: Database, organizationId: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM audit_queue WHERE organization_id = $1",
+    [organizationId],
+  );
+  return row!.n;
+}
+
+/**
+ * The whole chain, checked link by link: positions 1..n without gaps, every prev_hash the previous
+ * entry's hash, every hash recomputed, the head on the last entry, no reference twice.
+ */
+async function assertOneUnforkedChain(db: Database, organizationId: string): Promise<number[]> {
+  const entries = await readChainPage(db, organizationId, 1, 100_000);
+  let prevHash = GENESIS_HASH;
+  entries.forEach((entry, i) => {
+    assert.equal(entry.seq, i + 1, "positions are contiguous from 1");
+    assert.equal(entry.prevHash, prevHash, `entry ${entry.seq} links to the one before it`);
+    assert.equal(entry.entryHash, entryHash({ ...entry, organizationId }), `entry ${entry.seq} recomputes`);
+    prevHash = entry.entryHash;
+  });
+  const head = await readChainHead(db, organizationId);
+  assert.deepEqual(head, { lastSeq: entries.length, lastHash: prevHash });
+  const refs = entries.map((e) => e.entryRef);
+  assert.equal(new Set(refs).size, refs.length, "no entry is linked twice");
+  return refs;
+}
+
+class SimulatedCrash extends Error {}
+
+/**
+ * `db` whose transactions die at their `failAt`-th statement (1-based), or just before COMMIT when
+ * `failAt` is past the last one: what a process killed mid-pass leaves behind.
+ */
+function crashingAt(db: Database, failAt: number): Database {
+  return {
+    kind: db.kind,
+    query: (sql, params, options) => db.query(sql, params, options),
+    listen: (channel, handlers) => db.listen(channel, handlers),
+    close: () => db.close(),
+    transaction: (work) =>
+      db.transaction(async (tx) => {
+        let statements = 0;
+        const dying: Queryable = {
+          query: (sql, params, options) => {
+            statements += 1;
+            if (statements === failAt) throw new SimulatedCrash(`died at statement ${failAt}`);
+            return tx.query(sql, params, options);
+          },
+        };
+        await work(dying);
+        throw new SimulatedCrash("died before COMMIT");
+      }),
+  };
+}
+
+describe("audit sequencer", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test("writers queue entries; a pass links them in reference order, one chain per organisation", async () => {
+    const [a, b] = [await newOrganization(t), await newOrganization(t)];
+    const refsA = await queue(t.db, a, 7, "a");
+    const refsB = await queue(t.db, b, 3, "b");
+    assert.equal(await queuedCount(t.db, a), 7);
+    assert.equal((await readChainPage(t.db, a, 1, 10)).length, 0, "nothing is linked by the writers");
+    await linkAllQueued(t.db, t.clock.now());
+    assert.deepEqual(await assertOneUnforkedChain(t.db, a), refsA);
+    assert.deepEqual(await assertOneUnforkedChain(t.db, b), refsB);
+    assert.equal(await queuedCount(t.db, a), 0);
+    // Later entries continue the same chain.
+    const more = await queue(t.db, a, 2, "a2");
+    await linkAllQueued(t.db, t.clock.now());
+    assert.deepEqual(await assertOneUnforkedChain(t.db, a), [...refsA, ...more]);
+  });
+
+  test("a pass that dies at any point links nothing; the next links every entry exactly once", async () => {
+    const organizationId = await newOrganization(t);
+    const first = await queue(t.db, organizationId, 3, "first");
+    await linkAllQueued(t.db, t.clock.now());
+    const waiting = await queue(t.db, organizationId, 5, "waiting");
+    // A pass is: lock the head, read the queue, write the entries, unqueue them, move the head.
+    for (let failAt = 1; failAt <= 6; failAt += 1) {
+      await assert.rejects(
+        linkQueuedEntries(crashingAt(t.db, failAt), organizationId, t.clock.now()),
+        SimulatedCrash,
+      );
+      assert.equal(await queuedCount(t.db, organizationId), 5, `still queued after dying at step ${failAt}`);
+      assert.deepEqual(await assertOneUnforkedChain(t.db, organizationId), first, "the chain is untouched");
+    }
+    assert.equal(await linkQueuedEntries(t.db, organizationId, t.clock.now()), 5);
+    assert.deepEqual(await assertOneUnforkedChain(t.db, organizationId), [...first, ...waiting]);
+    assert.equal(
+      await linkQueuedEntries(t.db, organizationId, t.clock.now()),
+      0,
+      "nothing is left to link twice",
+    );
+  });
+
+  test("the chain refuses a queued entry linked a second time", async () => {
+    const organizationId = await newOrganization(t);
+    const [ref] = await queue(t.db, organizationId, 1);
+    await linkAllQueued(t.db, t.clock.now());
+    const [linked] = await readChainPage(t.db, organizationId, 1, 1);
+    await assert.rejects(
+      t.db.query(
+        `INSERT INTO audit_entries (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+         VALUES ($1, 2, $2, $3, 'again', '{}', $4, $4, 1)`,
+        [organizationId, ref, ENTRY_TYPE, linked!.entryHash],
+      ),
+      /audit_entries_by_ref|duplicate key/,
+    );
+  });
+
+  test("two instances' sequencers beside concurrent writers: every entry linked once, one unforked chain", async () => {
+    const second = await startSecondInstance(t);
+    try {
+      const organizationId = await newOrganization(t);
+      const sequencers = [t, second].map((instance) =>
+        startAuditSequencer({ db: instance.db, clock: instance.clock, intervalMs: 5 }),
+      );
+      const writers = await Promise.all(
+        Array.from({ length: 8 }, (_, w) =>
+          queue(w % 2 === 0 ? t.db : second.db, organizationId, 25, `w${w}`),
+        ),
+      );
+      await Promise.all(sequencers.map((s) => s.stop()));
+      assert.equal(await queuedCount(t.db, organizationId), 0, "nothing is left queued");
+      const linked = await assertOneUnforkedChain(t.db, organizationId);
+      assert.deepEqual(
+        [...linked].sort((x, y) => x - y),
+        writers.flat().sort((x, y) => x - y),
+      );
+      // Each writer's entries (each one after the previous committed) keep their order in the chain.
+      for (const refs of writers) {
+        const positions = refs.map((ref) => linked.indexOf(ref));
+        assert.deepEqual(
+          positions,
+          [...positions].sort((x, y) => x - y),
+        );
+      }
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("an entry an instance queued and never linked (it died) is linked by another's next poll", async () => {
+    const intervalMs = 50;
+    const sequencer = startAuditSequencer({ db: t.db, clock: t.clock, intervalMs });
+    try {
+      await sleep(intervalMs); // its first pass is over; from now on only polls find foreign entries
+      const organizationId = await newOrganization(t);
+      // Queued as a dead instance left it: committed, with no wake-up for this process.
+      const ref = await t.db.transaction((tx) =>
+        queueEntry(tx, organizationId, {
+          entryType: ENTRY_TYPE,
+          subjectId: "orphan",
+          payload: "{}",
+          createdAt: 1,
+        }),
+      );
+      const deadline = Date.now() + 3 * intervalMs + 500;
+      while ((await queuedCount(t.db, organizationId)) > 0 && Date.now() < deadline) await sleep(10);
+      assert.deepEqual(await assertOneUnforkedChain(t.db, organizationId), [ref]);
+    } finally {
+      await sequencer.stop();
+    }
+  });
+});

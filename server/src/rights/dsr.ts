@@ -83,6 +83,8 @@ export async function createDsr(
   input: {
     organizationId: string;
     principalId: string;
+    /** The principal's external id when the caller knows it (a principal's token names it); read otherwise. */
+    externalId?: string | undefined;
     type: DsrType;
     details?: string | undefined;
     actor: Actor;
@@ -93,7 +95,7 @@ export async function createDsr(
     throw validationError("details", "details must not be blank");
   const periods = await getResponsePeriods(tx, input.organizationId);
   const requestId = newId("dsr");
-  await insertDsr(tx, {
+  const stored = await insertDsr(tx, {
     organizationId: input.organizationId,
     requestId,
     principalId: input.principalId,
@@ -103,7 +105,10 @@ export async function createDsr(
     createdAt: now,
     dueAt: now + periods.dsrResponseDays * DAY_MS,
   });
-  const record = (await findDsr(tx, input.organizationId, requestId))!;
+  const record: DsrRecord =
+    input.externalId === undefined
+      ? (await withExternalIds(tx, [stored]))[0]!
+      : { ...stored, externalId: input.externalId };
   await recordTransition(
     tx,
     {

@@ -71,7 +71,15 @@ const eventPayload = (r: GrievanceRecord) => ({
 
 export async function createGrievance(
   tx: Queryable,
-  input: { organizationId: string; principalId: string; subject: string; description: string; actor: Actor },
+  input: {
+    organizationId: string;
+    principalId: string;
+    /** The principal's external id when the caller knows it (a principal's token names it); read otherwise. */
+    externalId?: string | undefined;
+    subject: string;
+    description: string;
+    actor: Actor;
+  },
   now: number,
 ): Promise<GrievanceRecord> {
   for (const field of ["subject", "description"] as const) {
@@ -79,7 +87,7 @@ export async function createGrievance(
   }
   const periods = await getResponsePeriods(tx, input.organizationId);
   const grievanceId = newId("grv");
-  await insertGrievance(tx, {
+  const stored = await insertGrievance(tx, {
     organizationId: input.organizationId,
     grievanceId,
     principalId: input.principalId,
@@ -89,7 +97,10 @@ export async function createGrievance(
     createdAt: now,
     dueAt: now + periods.grievanceResponseDays * DAY_MS,
   });
-  const record = (await findGrievance(tx, input.organizationId, grievanceId))!;
+  const record: GrievanceRecord =
+    input.externalId === undefined
+      ? (await withExternalIds(tx, [stored]))[0]!
+      : { ...stored, externalId: input.externalId };
   await recordTransition(
     tx,
     {

@@ -112,6 +112,7 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
             {
               organizationId: principal.organizationId,
               principalId: principal.principalId,
+              externalId: principal.externalId,
               type: body.type,
               details: body.details,
               actor: actorOf(principal),
@@ -150,6 +151,7 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
             {
               organizationId: principal.organizationId,
               principalId: principal.principalId,
+              externalId: principal.externalId,
               subject: body.subject,
               description: body.description,
               actor: actorOf(principal),

@@ -73,7 +73,7 @@ const toStored = (r: DsrRow): StoredDsr => ({
   redactedAt: r.redacted_at,
 });
 
-/** Files a pending request. */
+/** Files a pending request; the row as stored. */
 export async function insertDsr(
   tx: Queryable,
   input: {
@@ -86,22 +86,28 @@ export async function insertDsr(
     createdAt: number;
     dueAt: number;
   },
-): Promise<void> {
-  await execute(
+): Promise<StoredDsr> {
+  const [row] = await rows(
     tx,
-    qb.insertInto("dsr_requests").values({
-      organization_id: input.organizationId,
-      request_id: input.requestId,
-      principal_id: input.principalId,
-      type: input.type,
-      status: "pending",
-      details: input.details,
-      response_period_days: input.responsePeriodDays,
-      created_at: input.createdAt,
-      due_at: input.dueAt,
-      updated_at: input.createdAt,
-    }),
+    qb
+      .insertInto("dsr_requests")
+      .values({
+        organization_id: input.organizationId,
+        request_id: input.requestId,
+        principal_id: input.principalId,
+        type: input.type,
+        status: "pending",
+        details: input.details,
+        response_period_days: input.responsePeriodDays,
+        created_at: input.createdAt,
+        due_at: input.dueAt,
+        updated_at: input.createdAt,
+      })
+      .returning(COLUMNS),
+    // Every filing runs it: planned once per connection.
+    { preparedAs: "dsr_insert" },
   );
+  return toStored(row!);
 }
 
 /** One request of the organisation; `forUpdate` locks it until the transaction ends. */

@@ -74,7 +74,7 @@ const toStored = (r: GrievanceRow): StoredGrievance => ({
   redactedAt: r.redacted_at,
 });
 
-/** Files an open grievance. */
+/** Files an open grievance; the row as stored. */
 export async function insertGrievance(
   tx: Queryable,
   input: {
@@ -87,22 +87,28 @@ export async function insertGrievance(
     createdAt: number;
     dueAt: number;
   },
-): Promise<void> {
-  await execute(
+): Promise<StoredGrievance> {
+  const [row] = await rows(
     tx,
-    qb.insertInto("grievances").values({
-      organization_id: input.organizationId,
-      grievance_id: input.grievanceId,
-      principal_id: input.principalId,
-      subject: input.subject,
-      description: input.description,
-      status: "open",
-      response_period_days: input.responsePeriodDays,
-      created_at: input.createdAt,
-      due_at: input.dueAt,
-      updated_at: input.createdAt,
-    }),
+    qb
+      .insertInto("grievances")
+      .values({
+        organization_id: input.organizationId,
+        grievance_id: input.grievanceId,
+        principal_id: input.principalId,
+        subject: input.subject,
+        description: input.description,
+        status: "open",
+        response_period_days: input.responsePeriodDays,
+        created_at: input.createdAt,
+        due_at: input.dueAt,
+        updated_at: input.createdAt,
+      })
+      .returning(COLUMNS),
+    // Every filing runs it: planned once per connection.
+    { preparedAs: "grievance_insert" },
   );
+  return toStored(row!);
 }
 
 /** One grievance of the organisation; `forUpdate` locks it until the transaction ends. */

@@ -7,8 +7,8 @@
 // the chain makes linking one entry twice impossible even for a buggy caller.
 //
 // Every instance runs one (server.ts). It runs when this process commits queued entries (a wake,
-// coalesced: a pass takes whatever was queued while the previous one ran) and every `intervalMs`
-// in any case, which picks up entries another instance queued and left behind (it crashed). A
+// coalesced: a pass starts `LINK_GATHER_MS` after the first commit and takes whatever was queued by
+// then or while the previous pass ran) and every `intervalMs` in any case, which picks up entries another instance queued and left behind (it crashed). A
 // session that finds an organisation's head locked leaves that organisation to whoever holds it.
 //
 // Order: entries of one organisation are linked in reference order among those committed. A write
@@ -33,6 +33,12 @@ export const LINK_BATCH = 500;
 
 /** How often every instance looks for entries left queued (by itself or another instance). */
 export const SEQUENCER_INTERVAL_MS = 1_000;
+
+/**
+ * How long a pass waits after the first commit that wakes it, so that one pass (one transaction,
+ * one WAL flush) links the entries of the commits that follow closely rather than one each.
+ */
+export const LINK_GATHER_MS = 5;
 
 /**
  * Links up to `limit` of the organisation's oldest queued entries in one transaction. How many it
@@ -114,11 +120,14 @@ export function startAuditSequencer(options: {
   db: Database;
   clock: Clock;
   intervalMs?: number;
+  gatherMs?: number;
   onError?: (error: unknown) => void;
 }): AuditSequencer {
   const { db, clock } = options;
   const intervalMs = options.intervalMs ?? SEQUENCER_INTERVAL_MS;
+  const gatherMs = options.gatherMs ?? LINK_GATHER_MS;
   let running: Promise<void> | undefined;
+  let gathering: NodeJS.Timeout | undefined;
   let again = false;
   let stopped = false;
 
@@ -133,7 +142,8 @@ export function startAuditSequencer(options: {
       }
     } while (again && !stopped);
   };
-  const wake = () => {
+  const runPass = () => {
+    gathering = undefined;
     if (running) {
       again = true;
       return;
@@ -145,14 +155,21 @@ export function startAuditSequencer(options: {
         running = undefined;
       });
   };
+  // A commit's wake-up starts a pass a moment later (gathering the commits that follow it), or
+  // asks the pass in flight to look again.
+  const wake = () => {
+    if (running) again = true;
+    else gathering ??= setTimeout(runPass, gatherMs);
+  };
   const unsubscribe = onEntryQueued(wake);
-  const timer = setInterval(wake, intervalMs);
+  const timer = setInterval(runPass, intervalMs);
   timer.unref();
-  wake();
+  runPass();
   return {
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(gathering);
       unsubscribe();
       await running;
       await linkAllQueued(db, clock.now()).catch((error: unknown) => options.onError?.(error));

@@ -105,20 +105,6 @@ export async function giveConsent(
   const alreadyConsented = () =>
     new Failure("ALREADY_CONSENTED", "An active consent exists for this notice and purpose");
   const externalId = input.holder.kind === "principal" ? input.holder.externalId : null;
-  const active = await lockActiveConsent(
-    tx,
-    input.organizationId,
-    input.holder.kind === "principal"
-      ? { principalId: input.holder.principalId }
-      : { anonymousId: input.holder.anonymousId },
-    input.notice.noticeId,
-    input.purpose,
-  );
-  if (active) {
-    if (active.noticeVersion === input.notice.version) throw alreadyConsented();
-    await closeConsent(tx, { ...active, externalId }, "reconsented", now);
-  }
-
   const consentId = newId("cns");
   const fields = {
     organizationId: input.organizationId,
@@ -142,8 +128,25 @@ export async function giveConsent(
     withdrawalReason: null,
     ...hash,
   };
-  // A concurrent first consent for the same key loses here, on the partial unique index.
-  if (!(await insertConsent(tx, consent))) throw alreadyConsented();
+  // Inserted first: most captures are a holder's first consent to the purpose, and then this one
+  // statement is the whole check. The partial unique index (one active consent per holder, notice
+  // and purpose) refuses it when one is active, or makes it wait for a concurrent first consent.
+  if (!(await insertConsent(tx, consent))) {
+    const active = await lockActiveConsent(
+      tx,
+      input.organizationId,
+      input.holder.kind === "principal"
+        ? { principalId: input.holder.principalId }
+        : { anonymousId: input.holder.anonymousId },
+      input.notice.noticeId,
+      input.purpose,
+    );
+    // A consent to the same version is a repeat. One to an earlier version is replaced: closed as
+    // `reconsented`, then this one given. (None active: it was withdrawn meanwhile; try once more.)
+    if (active?.noticeVersion === input.notice.version) throw alreadyConsented();
+    if (active) await closeConsent(tx, { ...active, externalId }, "reconsented", now);
+    if (!(await insertConsent(tx, consent))) throw alreadyConsented();
+  }
   await recordConsentEvent(tx, consent, "given", now);
   return consent;
 }

@@ -169,6 +169,32 @@ export async function countQueuedEntries(db: Queryable, organizationId: string):
   return row!.n;
 }
 
+const selectEntries = qb
+  .selectFrom("audit_entries")
+  .select([
+    "seq",
+    "entry_ref",
+    "entry_type",
+    "subject_id",
+    "payload",
+    "prev_hash",
+    "entry_hash",
+    "created_at",
+  ]);
+
+type EntryRow = Awaited<ReturnType<typeof rows<typeof selectEntries>>>[number];
+
+const toStoredEntry = (row: EntryRow): StoredAuditEntry => ({
+  seq: row.seq,
+  entryRef: row.entry_ref,
+  entryType: row.entry_type,
+  subjectId: row.subject_id,
+  payload: row.payload,
+  prevHash: row.prev_hash,
+  entryHash: row.entry_hash,
+  createdAt: row.created_at,
+});
+
 /** The organisation's chain head as stored (no lock); undefined before its first entry. */
 export async function readChainHead(db: Queryable, organizationId: string): Promise<ChainHead | undefined> {
   const head = await first(
@@ -190,33 +216,13 @@ export async function readChainPage(
 ): Promise<StoredAuditEntry[]> {
   const page = await rows(
     db,
-    qb
-      .selectFrom("audit_entries")
-      .select([
-        "seq",
-        "entry_ref",
-        "entry_type",
-        "subject_id",
-        "payload",
-        "prev_hash",
-        "entry_hash",
-        "created_at",
-      ])
+    selectEntries
       .where("organization_id", "=", organizationId)
       .where("seq", ">=", fromSeq)
       .orderBy("seq")
       .limit(limit),
   );
-  return page.map((row) => ({
-    seq: row.seq,
-    entryRef: row.entry_ref,
-    entryType: row.entry_type,
-    subjectId: row.subject_id,
-    payload: row.payload,
-    prevHash: row.prev_hash,
-    entryHash: row.entry_hash,
-    createdAt: row.created_at,
-  }));
+  return page.map(toStoredEntry);
 }
 
 /** The position and subject of each linked entry among these references (queued ones are absent). */
@@ -250,31 +256,11 @@ export async function chainEntriesAbout(
   if (subjectIds.length === 0) return [];
   const found = await rows(
     db,
-    qb
-      .selectFrom("audit_entries")
-      .select([
-        "seq",
-        "entry_ref",
-        "entry_type",
-        "subject_id",
-        "payload",
-        "prev_hash",
-        "entry_hash",
-        "created_at",
-      ])
+    selectEntries
       .where("organization_id", "=", organizationId)
       .where("subject_id", "in", subjectIds)
       .where("entry_type", "in", entryTypes)
       .orderBy("seq"),
   );
-  return found.map((row) => ({
-    seq: row.seq,
-    entryRef: row.entry_ref,
-    entryType: row.entry_type,
-    subjectId: row.subject_id,
-    payload: row.payload,
-    prevHash: row.prev_hash,
-    entryHash: row.entry_hash,
-    createdAt: row.created_at,
-  }));
+  return found.map(toStoredEntry);
 }

@@ -4,6 +4,7 @@
 // own statement and commit, so a purge never holds many row locks or a long transaction.
 import type { Queryable } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
+import { startPeriodicJob, type PeriodicJob } from "../lib/periodic-job.js";
 import { purgeExpiredKeys } from "./idempotency.js";
 
 export interface IdempotencyPurgeOptions {
@@ -36,27 +37,11 @@ export async function purgeAllExpiredKeys(
 }
 
 /** Runs the purge now and every `intervalMs` until stopped; a failed run is reported and retried next time. */
-export function startIdempotencyPurge(options: IdempotencyPurgeOptions): { stop(): Promise<void> } {
-  const intervalMs = options.intervalMs ?? 60_000;
+export function startIdempotencyPurge(options: IdempotencyPurgeOptions): PeriodicJob {
   const batch = options.batch ?? 1000;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-  const tick = () => {
-    if (stopped || running) return;
-    running = purgeAllExpiredKeys(options.db, options.clock.now(), batch, () => stopped)
-      .catch((error: unknown) => options.onError?.(error))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  tick();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicJob({
+    run: (stopping) => purgeAllExpiredKeys(options.db, options.clock.now(), batch, stopping),
+    intervalMs: options.intervalMs ?? 60_000,
+    onError: options.onError,
+  });
 }

@@ -5,6 +5,7 @@
 // the sweep claims the item by setting its *_raised_at column in the same transaction as the event.
 import type { Database, Queryable } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
+import { startPeriodicJob, type PeriodicJob } from "../lib/periodic-job.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { withExternalIds } from "./principals.js";
 import { DUE_SOON_FRACTION } from "./settings.js";
@@ -129,26 +130,10 @@ export function startRightsClockSweep(options: {
   clock: Clock;
   intervalMs?: number;
   onError?: (error: unknown) => void;
-}): { stop(): Promise<void> } {
-  const intervalMs = options.intervalMs ?? 60_000;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-  const tick = () => {
-    if (stopped || running) return;
-    running = sweepRightsClocks(options.db, options.clock.now())
-      .catch((error: unknown) => options.onError?.(error))
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  tick();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+}): PeriodicJob {
+  return startPeriodicJob({
+    run: () => sweepRightsClocks(options.db, options.clock.now()),
+    intervalMs: options.intervalMs ?? 60_000,
+    onError: options.onError,
+  });
 }

@@ -3,7 +3,7 @@
 // the local machine outside production (for trying a receiver on a laptop); one secret per endpoint,
 // shown once at creation and stored encrypted. Deleting keeps the row (deliveries stay visible).
 import { generateWebhookSecret } from "@guard/contract";
-import type { Queryable } from "../db/database.js";
+import { afterCommit, type Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { isWebhookEventType, wakeWorkers, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./outbox.js";
@@ -192,7 +192,8 @@ export async function updateEndpoint(
     await getEndpoint(db, organizationId, endpointId);
     throw new Failure("CONFLICT", "This webhook endpoint was deleted; create a new one");
   }
-  if (input.enabled || url !== undefined) wakeWorkers();
+  // Once the change is visible to them (at once when `db` is not a transaction).
+  if (input.enabled || url !== undefined) afterCommit(db, wakeWorkers);
   return toEndpoint(row);
 }
 

@@ -38,11 +38,14 @@ export const webhookRoutes: RouteModule = ({ config, db, clock }) => {
       roles: WRITERS,
       handler: async (request) => {
         const staff = staffOf(request);
-        return createEndpoint(
-          db,
-          box,
-          { ...request.body, organizationId: staff.organizationId, createdBy: staff.staffId },
-          endpointOptions(),
+        // In one transaction with its cache invalidation (webhooks/subscriptions.ts).
+        return db.transaction((tx) =>
+          createEndpoint(
+            tx,
+            box,
+            { ...request.body, organizationId: staff.organizationId, createdBy: staff.staffId },
+            endpointOptions(),
+          ),
         );
       },
     },
@@ -54,12 +57,14 @@ export const webhookRoutes: RouteModule = ({ config, db, clock }) => {
       operationId: "updateWebhookEndpoint",
       roles: WRITERS,
       handler: async (request) =>
-        updateEndpoint(
-          db,
-          staffOf(request).organizationId,
-          request.params.endpointId,
-          request.body,
-          endpointOptions(),
+        db.transaction((tx) =>
+          updateEndpoint(
+            tx,
+            staffOf(request).organizationId,
+            request.params.endpointId,
+            request.body,
+            endpointOptions(),
+          ),
         ),
     },
     {

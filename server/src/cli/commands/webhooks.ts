@@ -23,16 +23,21 @@ export function registerWebhookCommands(program: Command, run: RunAction): void 
     .action(
       run(async (ctx, options: { org: string; url: string; events: string }) => {
         const organization = await ctx.organization(options.org);
-        const endpoint = await createEndpoint(
-          await ctx.db(),
-          new SecretBox(ctx.config.secretsKey),
-          {
-            organizationId: organization.organizationId,
-            url: options.url,
-            events: splitList(options.events),
-            createdBy: null,
-          },
-          { now: Date.now(), production: ctx.config.production },
+        // In one transaction with its cache invalidation (webhooks/subscriptions.ts).
+        const endpoint = await (
+          await ctx.db()
+        ).transaction((tx) =>
+          createEndpoint(
+            tx,
+            new SecretBox(ctx.config.secretsKey),
+            {
+              organizationId: organization.organizationId,
+              url: options.url,
+              events: splitList(options.events),
+              createdBy: null,
+            },
+            { now: Date.now(), production: ctx.config.production },
+          ),
         );
         ctx.out.result({ endpointId: endpoint.endpointId, secret: endpoint.secret });
         ctx.out.note("Store the secret now: it is shown this once.");

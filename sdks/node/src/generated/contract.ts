@@ -2604,7 +2604,11 @@ export interface components {
              *     true.
              */
             blockTrackingForChildren: boolean;
-            /** @description Budgets of `POST /api/v1/consents/anonymous`, counted over a fixed window. */
+            /**
+             * @description Budgets of `POST /api/v1/consents/anonymous`, counted over a fixed window by each
+             *     instance of the service (with several instances behind a balancer, each admits up to
+             *     the budget).
+             */
             anonymousConsentRateLimit: {
                 /** @description Captures per client address per window. Default 120. */
                 perAddress: number;

@@ -28,7 +28,9 @@ export type InvalidationTopic =
   // which version of a notice is published (read on every capture)
   | "notices"
   // the enabled, undeleted webhook endpoints and their event types (read on every enqueued event)
-  | "webhook_endpoints";
+  | "webhook_endpoints"
+  // the DSR and grievance response periods (read on every filing)
+  | "response_periods";
 
 export interface Invalidation {
   topic: InvalidationTopic;
@@ -42,6 +44,7 @@ const TOPICS = new Set<string>([
   "organization_settings",
   "notices",
   "webhook_endpoints",
+  "response_periods",
 ]);
 
 /** Same-process delivery, ahead of the notification's round trip through PostgreSQL. */

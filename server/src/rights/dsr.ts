@@ -11,7 +11,7 @@ import { dueStateOf, type DueState } from "./clocks.js";
 import { erasePrincipalData, type ErasureContext, type ErasureReport } from "./erasure.js";
 import { recordTransition, type Actor } from "./history.js";
 import { withExternalIds } from "./principals.js";
-import { DAY_MS, getResponsePeriods } from "./settings.js";
+import { DAY_MS, periodsForFiling } from "./settings.js";
 import {
   assertMove,
   DSR_TERMINAL,
@@ -93,7 +93,7 @@ export async function createDsr(
 ): Promise<DsrRecord> {
   if (input.details !== undefined && input.details.trim() === "")
     throw validationError("details", "details must not be blank");
-  const periods = await getResponsePeriods(tx, input.organizationId);
+  const periods = await periodsForFiling(tx, input.organizationId);
   const requestId = newId("dsr");
   const stored = await insertDsr(tx, {
     organizationId: input.organizationId,

@@ -9,7 +9,7 @@ import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
 import { recordTransition, type Actor } from "./history.js";
 import { withExternalIds } from "./principals.js";
-import { DAY_MS, getResponsePeriods } from "./settings.js";
+import { DAY_MS, periodsForFiling } from "./settings.js";
 import { GRIEVANCE_TERMINAL, GRIEVANCE_TRANSITIONS, pathTo, type GrievanceStatus } from "./state-machines.js";
 import {
   findStoredGrievance,
@@ -85,7 +85,7 @@ export async function createGrievance(
   for (const field of ["subject", "description"] as const) {
     if (input[field].trim() === "") throw validationError(field, `${field} must not be blank`);
   }
-  const periods = await getResponsePeriods(tx, input.organizationId);
+  const periods = await periodsForFiling(tx, input.organizationId);
   const grievanceId = newId("grv");
   const stored = await insertGrievance(tx, {
     organizationId: input.organizationId,

@@ -3,6 +3,8 @@
 // applies the same ceiling to DSRs, which are answered through the same redressal system.
 import { appendAuditEntry } from "../audit/chain.js";
 import type { Queryable } from "../db/database.js";
+import { announceInvalidation, processInvalidations } from "../db/invalidation.js";
+import { ReadThroughCache } from "../db/read-through-cache.js";
 import { validationError } from "../lib/failure.js";
 import type { Actor } from "./history.js";
 import { findStoredPeriods, lockStoredPeriods, updateStoredPeriods } from "./store/settings.js";
@@ -33,6 +35,25 @@ export async function getResponsePeriods(db: Queryable, organizationId: string):
       updatedAt: null,
     }
   );
+}
+
+// Every filing reads the periods, so filings are served from a per-instance cache that a change
+// announces in its transaction (as the consent settings are, consent/settings.ts). A filing on
+// another instance in the moment before the announcement arrives uses the previous periods, as a
+// filing committed just before the change would; its deadline is computed from the period it used
+// and stored with it, which is what `guard audit verify` compares.
+const periodsCache = new ReadThroughCache<{ organizationId: string; periods: ResponsePeriods }>(
+  processInvalidations,
+  { topic: "response_periods", max: 10_000, ttlMs: 60_000 },
+);
+
+/** The periods a new DSR or grievance is filed under (cached; see above). */
+export async function periodsForFiling(db: Queryable, organizationId: string): Promise<ResponsePeriods> {
+  const entry = await periodsCache.get(organizationId, async () => ({
+    organizationId,
+    periods: await getResponsePeriods(db, organizationId),
+  }));
+  return entry!.periods;
 }
 
 function checkDays(field: string, value: number): void {
@@ -75,6 +96,7 @@ export async function setResponsePeriods(
   const grievance = input.grievanceResponseDays ?? current.grievanceResponseDays;
   // The same values again change nothing and add nothing to the audit chain.
   if (dsr === current.dsrResponseDays && grievance === current.grievanceResponseDays) return current;
+  await announceInvalidation(tx, { topic: "response_periods", organizationId: input.organizationId });
   await updateStoredPeriods(tx, {
     organizationId: input.organizationId,
     dsrResponseDays: dsr,

@@ -113,6 +113,10 @@ describe("statutory clocks", () => {
       `${STAFF_GRIEVANCES}/${grievance.grievanceId}`,
     );
     assert.equal(again.grievance.dueAt, grievance.createdAt + 90 * DAY);
+    // Filings read the periods through a per-instance cache (the 90 days just used); the change
+    // announced its invalidation, so the next filing is held to the new period.
+    const next = await fileGrievance(t, token, { organizationId: orgId(), subject: "s2", description: "d" });
+    assert.equal(next.dueAt, next.createdAt + 30 * DAY);
   });
 
   test("dueState moves on_time → due_soon (80 %) → overdue; the queues filter on it; the sweep raises each once", async () => {

@@ -9,7 +9,7 @@ import type { Database, Queryable } from "../db/database.js";
 import { notFound, validationError } from "../lib/failure.js";
 import { getLatestNomination, type Nomination } from "../rights/nominations.js";
 import { listConsentsOfPrincipal } from "./consents.js";
-import { consentEvidence } from "./model.js";
+import { consentEvidence, type ConsentSource } from "./model.js";
 import { latestEventRefsOf, newestConsentEventsOf } from "./store.js";
 
 /** The lookup shows at most this many events (the newest), so one busy principal stays one page. */
@@ -47,7 +47,7 @@ export interface PrincipalLookup {
     noticeVersion: number;
     purpose: string;
     dataTypes: string[];
-    source: "brokered" | "direct" | "anonymous" | "linked";
+    source: ConsentSource;
     status: "active" | "withdrawn";
     givenAt: number;
     withdrawnAt: number | null;

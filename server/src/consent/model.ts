@@ -1,11 +1,24 @@
 // A consent as the consent domain passes it around: as stored (store.ts) plus its holder's
 // externalId, which the accounts domain keeps.
-import type { AuditHashInput } from "@guard/contract";
+import { AUDIT_SOURCES, type AuditHashInput, type AuditSource } from "@guard/contract";
 import { findPrincipalsByIds } from "../accounts/store.js";
 import type { Queryable } from "../db/database.js";
 import { findStoredConsent, type StoredConsent } from "./store.js";
 
-export type ConsentSource = "brokered" | "direct" | "anonymous" | "linked";
+export type ConsentSource =
+  | "brokered"
+  | "direct"
+  | "anonymous"
+  | "linked"
+  // Offline and assisted capture (offline/): a signed device session, a QR link, a confirmed
+  // point-of-sale request, an IVR acceptance. Outside the audit hash's source union (contract
+  // specs/audit-hash.md), so their hash covers the source as absent (`null`).
+  | "offline"
+  | "offline_link"
+  | "offline_pos"
+  | "offline_ivr";
+
+const AUDIT_HASHED_SOURCES: ReadonlySet<ConsentSource> = new Set(AUDIT_SOURCES);
 
 /** Why a consent stopped being active. Only `principal_request` is the principal's own act. */
 export type WithdrawalReason =
@@ -52,7 +65,7 @@ export const auditInputOf = (c: {
   purpose: c.purpose,
   dataTypes: c.dataTypes,
   givenAt: c.givenAt,
-  source: c.source,
+  source: AUDIT_HASHED_SOURCES.has(c.source) ? (c.source as AuditSource) : null,
 });
 
 /**

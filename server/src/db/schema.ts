@@ -241,6 +241,20 @@ export interface NoticesTable {
   created_at: number;
 }
 
+export interface OfflineDevicesTable {
+  organization_id: string;
+  device_id: string;
+  label: string;
+  channel: string;
+  public_key_spki: string;
+  key_fingerprint: string;
+  enrolled_at: number;
+  enrolled_by: string;
+  revoked_at: number | null;
+  revoked_by: string | null;
+  revocation_reason: string | null;
+}
+
 export interface OrganizationsTable {
   organization_id: string;
   slug: string;
@@ -396,6 +410,13 @@ export interface WebhookEventsTable {
   created_at: number;
 }
 
+export interface WithdrawalTokensTable {
+  token_hash: string;
+  organization_id: string;
+  consent_id: string;
+  issued_at: number;
+}
+
 export interface Tables {
   api_keys: ApiKeysTable;
   audit_chain_heads: AuditChainHeadsTable;
@@ -416,6 +437,7 @@ export interface Tables {
   notice_drafts: NoticeDraftsTable;
   notice_versions: NoticeVersionsTable;
   notices: NoticesTable;
+  offline_devices: OfflineDevicesTable;
   organizations: OrganizationsTable;
   parental_verifications: ParentalVerificationsTable;
   principal_erasures: PrincipalErasuresTable;
@@ -432,4 +454,5 @@ export interface Tables {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
+  withdrawal_tokens: WithdrawalTokensTable;
 }

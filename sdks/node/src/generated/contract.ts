@@ -2329,10 +2329,10 @@ export interface components {
             /** @description The notice version the consent was given against. Added in 2.10.0. */
             noticeVersion?: number;
             /**
-             * @description How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash covers it. Added in 2.12.0.
+             * @description How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash covers it. Added in 2.12.0. The offline and assisted sources (`offline` for a signed device capture, `offline_link` for a QR link, `offline_pos` for a confirmed point-of-sale request, `offline_ivr` for an IVR acceptance), added in 2.14.0, lie outside the audit hash's source union and are hashed as absent (`null`).
              * @enum {string}
              */
-            source?: "brokered" | "direct" | "anonymous" | "linked";
+            source?: "brokered" | "direct" | "anonymous" | "linked" | "offline" | "offline_link" | "offline_pos" | "offline_ivr";
             /** @description The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string, `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0. */
             auditHash?: string;
             /** @description The version of the audit key `auditHash` was made with. Added in 2.12.0. */
@@ -2372,10 +2372,10 @@ export interface components {
             /** @description Epoch ms, or null while active. */
             withdrawnAt: number | null;
             /**
-             * @description How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash covers it. Added in 2.12.0.
+             * @description How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash covers it. Added in 2.12.0. The offline and assisted sources (`offline` for a signed device capture, `offline_link` for a QR link, `offline_pos` for a confirmed point-of-sale request, `offline_ivr` for an IVR acceptance), added in 2.14.0, lie outside the audit hash's source union and are hashed as absent (`null`).
              * @enum {string}
              */
-            source?: "brokered" | "direct" | "anonymous" | "linked";
+            source?: "brokered" | "direct" | "anonymous" | "linked" | "offline" | "offline_link" | "offline_pos" | "offline_ivr";
             /** @description The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string, `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0. */
             auditHash?: string;
             /** @description The version of the audit key `auditHash` was made with. Added in 2.12.0. */
@@ -2665,8 +2665,11 @@ export interface components {
             noticeVersion: number;
             purpose: string;
             dataTypes: string[];
-            /** @enum {string} */
-            source: "brokered" | "direct" | "anonymous" | "linked";
+            /**
+             * @description The offline and assisted sources were added in 2.14.0.
+             * @enum {string}
+             */
+            source: "brokered" | "direct" | "anonymous" | "linked" | "offline" | "offline_link" | "offline_pos" | "offline_ivr";
             /** @enum {string} */
             status: "active" | "withdrawn";
             /** @description Epoch ms. */

@@ -1,0 +1,26 @@
+// Per-API-key budgets of the four offline routes (contract: 429 RATE_LIMITED with Retry-After).
+// Counted in this instance's memory, like the guest routes' budgets (http/rate-limit.ts says why
+// and what "approximate" means). One budget per key and route, so a busy till cannot starve a
+// device fleet's sync behind the same key.
+import { RateLimiter } from "../http/rate-limit.js";
+
+/** Requests per key, route and window: generous for a fleet's sync, a stop for a runaway loop. */
+export const OFFLINE_ROUTE_BUDGET = { limit: 600, windowMs: 60_000 } as const;
+
+const limiter = new RateLimiter();
+
+/** Spends one request of the key's budget on `route`; throws 429 RATE_LIMITED when it is spent. */
+export function spendOfflineBudget(
+  credential: { organizationId: string; apiKeyId: string },
+  route: "links" | "captures" | "pos" | "ivr",
+  now: number,
+): void {
+  limiter.hit(
+    {
+      key: `offline:${route}:${credential.apiKeyId}`,
+      organizationId: credential.organizationId,
+      ...OFFLINE_ROUTE_BUDGET,
+    },
+    now,
+  );
+}

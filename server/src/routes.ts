@@ -9,6 +9,7 @@ import { gateRoutes } from "./gate/routes.js";
 import type { RouteModule } from "./http/app.js";
 import type { AppContext } from "./app.js";
 import { noticeRoutes } from "./notices/routes.js";
+import { offlineRoutes } from "./offline/routes.js";
 import { overviewRoutes } from "./overview/routes.js";
 import { rightsRoutes } from "./rights/routes.js";
 import { organizationSettingsRoutes } from "./settings/routes.js";
@@ -28,4 +29,5 @@ export const ROUTE_MODULES: RouteModule<AppContext>[] = [
   organizationSettingsRoutes,
   overviewRoutes,
   auditRoutes,
+  offlineRoutes,
 ];

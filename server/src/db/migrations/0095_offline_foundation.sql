@@ -30,14 +30,16 @@ CREATE TABLE offline_devices (
 );
 CREATE UNIQUE INDEX offline_devices_by_key ON offline_devices (organization_id, key_fingerprint);
 
--- A principal withdraws an offline consent with the token handed to them (printed slip, read out).
--- Only the token's SHA-256 is kept; the page that redeems it knows no organisation, hence the
--- global key.
+-- A principal withdraws offline consents with the token handed to them (printed slip, read out).
+-- One token may stand for several consents (a session that opted in to several purposes), one
+-- row each; a consent has at most one token. Only the token's SHA-256 is kept; the page that
+-- redeems it knows no organisation, hence the key leads with the hash.
 CREATE TABLE withdrawal_tokens (
-  token_hash      TEXT PRIMARY KEY,
+  token_hash      TEXT NOT NULL,
   organization_id TEXT NOT NULL,
   consent_id      TEXT NOT NULL,
   issued_at       BIGINT NOT NULL,
+  PRIMARY KEY (token_hash, consent_id),
   FOREIGN KEY (organization_id, consent_id) REFERENCES consents (organization_id, consent_id)
 );
 CREATE UNIQUE INDEX withdrawal_tokens_by_consent ON withdrawal_tokens (organization_id, consent_id);

@@ -5,27 +5,34 @@
 import type { Queryable } from "../../db/database.js";
 import { randomBase62 } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/secrets.js";
-import { findTokenConsent, insertWithdrawalToken } from "./store.js";
+import { findTokenConsents, insertWithdrawalToken } from "./store.js";
 
 const TOKEN_PREFIX = "wdt_";
 
-/** Mints the consent's withdrawal token in the caller's transaction and returns it (shown once). */
+/**
+ * Mints one withdrawal token for the consents (one capture may give several, one per purpose) in
+ * the caller's transaction and returns it; it is shown once. `consentIds` must not be empty.
+ */
 export async function issueWithdrawalToken(
   tx: Queryable,
-  consent: { organizationId: string; consentId: string },
+  consents: { organizationId: string; consentIds: readonly string[] },
   now: number,
 ): Promise<string> {
+  if (consents.consentIds.length === 0) throw new Error("a withdrawal token needs at least one consent");
   // 32 base62 characters: about 190 bits, out of reach of guessing.
   const token = `${TOKEN_PREFIX}${randomBase62(32)}`;
-  await insertWithdrawalToken(tx, { ...consent, tokenHash: sha256Hex(token), issuedAt: now });
+  await insertWithdrawalToken(tx, { ...consents, tokenHash: sha256Hex(token), issuedAt: now });
   return token;
 }
 
-/** The consent a presented token withdraws; undefined when the token is unknown or malformed. */
+/** The consents a presented token withdraws; undefined when the token is unknown or malformed. */
 export async function resolveWithdrawalToken(
   db: Queryable,
   token: string,
-): Promise<{ organizationId: string; consentId: string } | undefined> {
-  if (!/^wdt_[0-9A-Za-z]{32}$/.test(token)) return undefined;
-  return findTokenConsent(db, sha256Hex(token));
+): Promise<{ organizationId: string; consentIds: string[] } | undefined> {
+  if (!isWithdrawalTokenShaped(token)) return undefined;
+  return findTokenConsents(db, sha256Hex(token));
 }
+
+/** True when `token` has the shape of a withdrawal token (checked before any lookup). */
+export const isWithdrawalTokenShaped = (token: string): boolean => /^wdt_[0-9A-Za-z]{32}$/.test(token);

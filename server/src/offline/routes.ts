@@ -1,8 +1,17 @@
-// Per-API-key budgets of the four offline routes (contract: 429 RATE_LIMITED with Retry-After).
+// The offline domain's route modules, combined into the one module server/src/routes.ts lists, and
+// the per-API-key budgets of the four offline routes (contract: 429 RATE_LIMITED with Retry-After).
 // Counted in this instance's memory, like the guest routes' budgets (http/rate-limit.ts says why
 // and what "approximate" means). One budget per key and route, so a busy till cannot starve a
 // device fleet's sync behind the same key.
+import type { AppContext } from "../app.js";
+import type { RouteModule } from "../http/app.js";
 import { RateLimiter } from "../http/rate-limit.js";
+
+/** Each sub-area's routes (devices/, captures/, links/, pos/, ivr/, withdrawal/). */
+const OFFLINE_ROUTE_MODULES: RouteModule<AppContext>[] = [];
+
+export const offlineRoutes: RouteModule<AppContext> = (ctx) =>
+  OFFLINE_ROUTE_MODULES.flatMap((module) => module(ctx));
 
 /** Requests per key, route and window: generous for a fleet's sync, a stop for a runaway loop. */
 export const OFFLINE_ROUTE_BUDGET = { limit: 600, windowMs: 60_000 } as const;

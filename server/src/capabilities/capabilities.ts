@@ -23,6 +23,11 @@ export interface CapabilityDefinition {
   description: string;
   /** operationIds answering 404 while the capability is off (some may not be implemented yet). */
   operations: readonly string[];
+  /**
+   * For a capability that gates behaviour rather than routes: the operation whose presence means
+   * the behaviour is built (link redemption exists once links can be created).
+   */
+  builtWith?: string;
 }
 
 // Names follow contract 1.6.0's flags (`dpdp_<name>_enabled`), shortened where the flag said "api".
@@ -102,6 +107,7 @@ export const CAPABILITIES = {
     description:
       "Redeeming offline consent links at /offline-consent/{token}; links are not redeemable while off.",
     operations: [],
+    builtWith: "createOfflineConsentLink",
   },
   offline_agent_capture: {
     description: "Signed captures from enrolled agent devices (POST /api/v1/offline/captures).",
@@ -192,8 +198,25 @@ export interface CapabilityState {
   operations: string[];
 }
 
-function describeCapabilities(overrides: CapabilityOverrides): CapabilityState[] {
-  return CAPABILITY_NAMES.map((name) => ({
+/**
+ * The capabilities this deployment has built: every route of the capability is registered (or, for
+ * one that gates behaviour, its `builtWith` operation is). A capability whose routes are still
+ * only in the contract is neither listed nor switchable, so the list never advertises a route that
+ * would answer 404 with the capability on.
+ */
+export function builtCapabilities(implemented: ReadonlySet<string>): CapabilityName[] {
+  return CAPABILITY_NAMES.filter((name) => {
+    const definition: CapabilityDefinition = CAPABILITIES[name];
+    if (definition.builtWith !== undefined) return implemented.has(definition.builtWith);
+    return definition.operations.every((operationId) => implemented.has(operationId));
+  });
+}
+
+function describeCapabilities(
+  overrides: CapabilityOverrides,
+  built: readonly CapabilityName[] = CAPABILITY_NAMES,
+): CapabilityState[] {
+  return built.map((name) => ({
     name,
     enabled: isOn(overrides, name),
     description: CAPABILITIES[name].description,
@@ -205,9 +228,10 @@ function describeCapabilities(overrides: CapabilityOverrides): CapabilityState[]
 export async function listCapabilities(
   db: Queryable,
   organizationId: string,
+  built: readonly CapabilityName[] = CAPABILITY_NAMES,
 ): Promise<CapabilityState[] | undefined> {
   const overrides = await readCapabilitySwitches(db, organizationId);
-  return overrides && describeCapabilities(overrides);
+  return overrides && describeCapabilities(overrides, built);
 }
 
 /**
@@ -221,6 +245,7 @@ export async function setCapabilities(
   db: Queryable,
   organizationId: string,
   changes: Partial<Record<CapabilityName, boolean>>,
+  built: readonly CapabilityName[] = CAPABILITY_NAMES,
 ): Promise<CapabilityState[] | undefined> {
   const switchOff: Record<string, false> = {};
   const switchOn: string[] = [];
@@ -231,5 +256,5 @@ export async function setCapabilities(
   const overrides = await updateCapabilitySwitches(db, organizationId, switchOn, switchOff);
   if (!overrides) return undefined;
   await announceInvalidation(db, { topic: "capabilities", organizationId });
-  return describeCapabilities(overrides);
+  return describeCapabilities(overrides, built);
 }

@@ -9,6 +9,7 @@ import { readCapabilitySwitches } from "../../src/accounts/store.js";
 import {
   CAPABILITIES,
   CAPABILITY_NAMES,
+  builtCapabilities,
   capabilityForOperation,
   isOn,
 } from "../../src/capabilities/capabilities.js";
@@ -128,15 +129,35 @@ describe("capabilities", () => {
     assert.equal(capabilityForOperation("listCapabilities"), undefined);
   });
 
-  test("every capability starts on; only an admin may switch them; unknown names are refused", async () => {
+  test("a capability is built when all its routes are registered (or the one its behaviour needs)", () => {
+    const cmOnly = builtCapabilities(new Set(["recordConsent", "getConsent", "withdrawConsent"]));
+    assert.ok(cmOnly.includes("cm_api"));
+    // Behaviour-only capabilities (no routes of their own) count as built...
+    assert.ok(cmOnly.includes("consent_gate_decision_audit"));
+    // ...except link redemption, which exists only with the links themselves.
+    assert.ok(!cmOnly.includes("offline_consent_bridge"));
+    assert.ok(builtCapabilities(new Set(["createOfflineConsentLink"])).includes("offline_consent_bridge"));
+    // One registered route of several is not enough.
+    assert.ok(!cmOnly.includes("mobile_api"));
+    assert.ok(!builtCapabilities(new Set(["createPosConsentRequest"])).includes("offline_async_consent"));
+  });
+
+  test("every built capability starts on; only an admin may switch them; unknown names are refused", async () => {
     const seeded = await seedOrganization(t);
     const listed = ok<{ capabilities: Capability[] }>(
       await staff(seeded, "viewer", "GET", "/api/v1/staff/capabilities"),
     );
+    const built = builtCapabilities(t.app.implementedOperations);
     assert.deepEqual(
       listed.capabilities.map((c) => [c.name, c.enabled]),
-      CAPABILITY_NAMES.map((name) => [name, true]),
+      built.map((name) => [name, true]),
     );
+    // A capability whose routes are only in the contract is neither listed nor switchable.
+    for (const name of CAPABILITY_NAMES.filter((n) => !built.includes(n))) {
+      assertApiError(await setCapabilities(seeded, { [name]: false }), 400, "VALIDATION_ERROR", {
+        field: `capabilities.${name}`,
+      });
+    }
     assert.deepEqual(listed.capabilities.find((c) => c.name === "cm_api")!.operations, [
       "recordConsent",
       "getConsent",

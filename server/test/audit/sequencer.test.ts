@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { createOrganization } from "../../src/accounts/organizations.js";
-import { appendAuditEntry, entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
+import { appendAuditEntry } from "../../src/audit/chain.js";
 import { linkAllQueued, linkQueuedEntries, startAuditSequencer } from "../../src/audit/sequencer.js";
-import { queueEntry, readChainHead, readChainPage } from "../../src/audit/store.js";
+import { queueEntry, readChainPage } from "../../src/audit/store.js";
 import type { Database, Queryable } from "../../src/db/database.js";
+import { assertOneUnforkedChain } from "../support/audit-chain.js";
 import { startSecondInstance, startTestApp, type TestApp } from "../support/harness.js";
 
 const ENTRY_TYPE = "test.sequenced";
@@ -42,26 +43,6 @@ async function queuedCount(db: Database, organizationId: string): Promise<number
     [organizationId],
   );
   return row!.n;
-}
-
-/**
- * The whole chain, checked link by link: positions 1..n without gaps, every prev_hash the previous
- * entry's hash, every hash recomputed, the head on the last entry, no reference twice.
- */
-async function assertOneUnforkedChain(db: Database, organizationId: string): Promise<number[]> {
-  const entries = await readChainPage(db, organizationId, 1, 100_000);
-  let prevHash = GENESIS_HASH;
-  entries.forEach((entry, i) => {
-    assert.equal(entry.seq, i + 1, "positions are contiguous from 1");
-    assert.equal(entry.prevHash, prevHash, `entry ${entry.seq} links to the one before it`);
-    assert.equal(entry.entryHash, entryHash({ ...entry, organizationId }), `entry ${entry.seq} recomputes`);
-    prevHash = entry.entryHash;
-  });
-  const head = await readChainHead(db, organizationId);
-  assert.deepEqual(head, { lastSeq: entries.length, lastHash: prevHash });
-  const refs = entries.map((e) => e.entryRef);
-  assert.equal(new Set(refs).size, refs.length, "no entry is linked twice");
-  return refs;
 }
 
 class SimulatedCrash extends Error {}

@@ -16,6 +16,7 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../support/harness.js";
+import { eventually } from "../support/polling.js";
 
 const SHOP_A = "http://shop-a.test:8080";
 const SHOP_A_OTHER_PORT = "http://shop-a.test:3000";
@@ -324,13 +325,3 @@ describe("browser access in production", () => {
       assert.equal(await origin(value), undefined, value);
   });
 });
-
-/** Polls `probe` until it returns true, for at most `ms`. */
-async function eventually(probe: () => Promise<boolean>, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -15,16 +15,7 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../support/harness.js";
-
-/** Polls `probe` until it returns true, for at most `ms`. */
-async function eventually(probe: () => Promise<boolean>, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+import { eventually } from "../support/polling.js";
 
 describe("write-path caches across instances", () => {
   let a: TestApp;

@@ -29,6 +29,7 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../support/harness.js";
+import { waitUntil } from "../support/polling.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
 const WEBHOOKS = "/api/v1/staff/webhooks";
@@ -54,15 +55,6 @@ type DeliveryDetail = Delivery & {
   payload: Record<string, unknown>;
   history: { attempt: number; statusCode: number | null; error: string | null }[];
 };
-
-/** Resolves once `check` holds, polling real time; fails after `timeoutMs`. */
-async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("webhook delivery", () => {
   let t: TestApp;
@@ -406,7 +398,7 @@ describe("webhook delivery", () => {
       });
     const slow = worker({ sendHttp: stuck, leaseMs: MINUTE });
     const slowRun = slow.runOnce();
-    await eventually(() => release !== undefined);
+    await waitUntil(() => release !== undefined);
 
     t.clock.advance(MINUTE + SECOND);
     assert.equal((await worker().runOnce()).delivered, 1);
@@ -584,7 +576,7 @@ describe("webhook delivery", () => {
         // A slow transaction: a worker woken at enqueue time would find nothing yet.
         await new Promise((resolve) => setTimeout(resolve, 300));
       });
-      await eventually(() => receiver.accepted().length === before + 1);
+      await waitUntil(() => receiver.accepted().length === before + 1);
     } finally {
       await looping.stop();
     }
@@ -599,7 +591,7 @@ describe("webhook delivery", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       await emit(a, "offline_capture.quarantined", { captureId: "cap_abcdefgh1234" });
       // Well under the 60 s poll interval, with room for a loaded machine.
-      await eventually(() => receiver.accepted().length === 1);
+      await waitUntil(() => receiver.accepted().length === 1);
       // Recorded too: stopping between the receiver's answer and the record would release the
       // delivery, and the next worker below would send it again instead of the one under test.
       const deadline = Date.now() + 20 * SECOND;
@@ -622,7 +614,7 @@ describe("webhook delivery", () => {
     const stopping = worker({ sendHttp: hanging, pollIntervalMs: 60 * SECOND });
     stopping.start();
     await emit(a, "dsr.status_changed");
-    await eventually(() => sending);
+    await waitUntil(() => sending);
     await stopping.stop();
     const [released] = await deliveries(endpointId);
     assert.equal(released?.status, "pending");
@@ -660,7 +652,7 @@ describe("startServer runs a delivery worker", () => {
           Date.now(),
         ),
       );
-      await eventually(() => receiver.accepted().length === 1);
+      await waitUntil(() => receiver.accepted().length === 1);
       assert.equal(
         verifyDpdpSignature(
           endpoint.secret,

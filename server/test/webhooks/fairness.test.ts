@@ -10,20 +10,8 @@ import { enqueueEvent } from "../../src/webhooks/outbox.js";
 import { SecretBox } from "../../src/webhooks/secret-box.js";
 import { WebhookWorker, type WebhookWorkerOptions } from "../../src/webhooks/worker.js";
 import { seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import { waitUntil } from "../support/polling.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
-
-/** Resolves once `check` holds, polling real time; fails after `timeoutMs`. */
-async function eventually(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not in ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,7 +114,7 @@ describe("webhook delivery fairness", () => {
       await emit(b, { seq });
       await sleep(100);
     }
-    await eventually(() => healthyB.accepted().length >= rounds, 60_000, "B received every event");
+    await waitUntil(() => healthyB.accepted().length >= rounds, 60_000, "B received every event");
     const latencies = healthyB
       .accepted()
       .map(
@@ -222,11 +210,7 @@ describe("webhook delivery fairness", () => {
       breaker: { failureThreshold: 3, cooldownBaseMs: 60_000 },
     }).start();
     for (let i = 0; i < 10; i++) await emit(a, { i });
-    await eventually(
-      async () => (await circuit(endpointA)).open_until !== null,
-      10_000,
-      "the circuit opened",
-    );
+    await waitUntil(async () => (await circuit(endpointA)).open_until !== null, 10_000, "the circuit opened");
     // Two sends at a time: the third timeout opens the circuit, a fourth may already be on its way.
     await sleep(1_000);
     assert.ok(hungA.hits.length >= 3 && hungA.hits.length <= 4, `hits ${hungA.hits.length}`);
@@ -249,7 +233,7 @@ describe("webhook delivery fairness", () => {
     // Room for every delivery in each worker: only the per-endpoint limit holds them back.
     worker({ maxInFlight: 2 * total, endpointConcurrency: 2 }).start();
     worker({ maxInFlight: 2 * total, endpointConcurrency: 2, db: otherDb }).start();
-    await eventually(
+    await waitUntil(
       () => slowA.accepted().length === total && slowB.accepted().length === total,
       30_000,
       "every event delivered",

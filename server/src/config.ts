@@ -266,9 +266,34 @@ function parsePublicUrl(raw: string | undefined): string | undefined {
   return url.href.replace(/\/+$/, "");
 }
 
+const DATABASE_URL_EXAMPLE = "postgres://guard:<password>@db.example.com:5432/guard";
+
+/**
+ * A PostgreSQL connection URL, or undefined for the embedded database. Anything else is refused
+ * here, naming the setting, rather than failing later as a DNS lookup of part of the string or a
+ * connection attempt to PostgreSQL's default port.
+ */
+function checkDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `DATABASE_URL is not a URL; set it like ${DATABASE_URL_EXAMPLE}, or unset it to use the embedded database`,
+    );
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError(
+      `DATABASE_URL must be a postgres:// or postgresql:// URL (it is ${url.protocol}//…): Guard runs on PostgreSQL only; unset it to use the embedded database`,
+    );
+  }
+  return raw;
+}
+
 /** Reads the environment once. Throws `ConfigError` naming the variable when a value is wrong. */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
-  const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || undefined);
+  const databaseUrl = checkDatabaseUrl(overrides.databaseUrl ?? (env.DATABASE_URL || undefined));
   const dataDir = path.resolve(overrides.dataDir ?? (env.GUARD_DATA_DIR || DEFAULT_DATA_DIR));
   const production = env.NODE_ENV === "production";
   const logLevel = LOG_LEVELS.find((level) => level === (env.GUARD_LOG_LEVEL || "info"));

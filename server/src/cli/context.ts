@@ -5,6 +5,7 @@ import os from "node:os";
 import { findOrganizationBySlug, type Organization } from "../accounts/organizations.js";
 import { linkAllQueued } from "../audit/sequencer.js";
 import { ConfigError, loadConfig, type Config } from "../config.js";
+import { describeConnectionFailure } from "../db/connection-failure.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
@@ -32,7 +33,8 @@ export class CliContext {
       if (options.port !== undefined) overrides.port = options.port;
       return new CliContext(loadConfig(process.env, overrides), out);
     } catch (error) {
-      if (error instanceof ConfigError) throw new CliError(error.message, 2);
+      // A wrong setting is the operator's error like a refused value (exit 1), not a usage error (2).
+      if (error instanceof ConfigError) throw new CliError(error.message, 1);
       throw error;
     }
   }
@@ -52,6 +54,17 @@ export class CliContext {
       }
     }
     return this.database;
+  }
+
+  /**
+   * What a command's failure means to the operator: a PostgreSQL server that cannot be reached or
+   * signed in to (the pool first connects on a command's first statement, whichever it is) becomes
+   * one line naming DATABASE_URL; anything else is passed on as it is.
+   */
+  operatorError(error: unknown): unknown {
+    const { databaseUrl } = this.config;
+    const described = databaseUrl === undefined ? undefined : describeConnectionFailure(error, databaseUrl);
+    return described === undefined ? error : new CliError(described);
   }
 
   async organization(slug: string): Promise<Organization> {

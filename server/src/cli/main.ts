@@ -38,6 +38,8 @@ function buildProgram(): Command {
       const ctx = CliContext.create(globals, createOutput(Boolean(globals.json)));
       try {
         await action(ctx, ...args);
+      } catch (error) {
+        throw ctx.operatorError(error);
       } finally {
         if (!options.keepOpen) await ctx.close();
       }

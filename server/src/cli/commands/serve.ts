@@ -1,9 +1,10 @@
 // guard serve | guard migrate
 import { InvalidArgumentError, type Command } from "commander";
-import { INTEGER_SETTINGS, integerInRange } from "../../config.js";
+import { INTEGER_SETTINGS, integerInRange, type Config } from "../../config.js";
 import { migrate } from "../../db/migrate.js";
 import { seedDemo } from "../../demo/seed.js";
 import { startServer } from "../../server.js";
+import { CliError } from "../io.js";
 import type { RunAction } from "../main.js";
 
 const PORT = INTEGER_SETTINGS.port;
@@ -12,6 +13,33 @@ function parsePort(value: string): number {
   const port = integerInRange(PORT, value);
   if (port === undefined) throw new InvalidArgumentError(`a port number from ${PORT.min} to ${PORT.max}`);
   return port;
+}
+
+/**
+ * Starts listening, or says in one line why the address cannot be had (in use, or a privileged
+ * port) and what to do, instead of a stack trace.
+ */
+async function listenOrExplain<T>(config: Config, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const where = `${config.host}:${config.port}`;
+    if (code === "EADDRINUSE") {
+      throw new CliError(
+        `${where} is in use by another program: stop it, or choose another port with ${PORT.env}=<n> or --port <n>`,
+      );
+    }
+    if (code === "EACCES") {
+      throw new CliError(
+        `${where} needs privileges to listen on: choose a port above 1023 with ${PORT.env}=<n>`,
+      );
+    }
+    if (code === "EADDRNOTAVAIL") {
+      throw new CliError(`${config.host} is not an address of this machine: check GUARD_HOST`);
+    }
+    throw error;
+  }
 }
 
 export function registerServeCommands(program: Command, run: RunAction): void {
@@ -24,10 +52,14 @@ export function registerServeCommands(program: Command, run: RunAction): void {
       await run(
         async (ctx) => {
           const db = await ctx.db();
-          const demo = options.seedDemo ? await seedDemo(db, Date.now()) : undefined;
           // --port overrides PORT; 0 picks a free port (tests, several local servers).
           const config = options.port === undefined ? ctx.config : { ...ctx.config, port: options.port };
-          const server = await startServer(config, { db, demoShop: options.seedDemo === true });
+          const server = await listenOrExplain(config, () =>
+            startServer(config, { db, demoShop: options.seedDemo === true }),
+          );
+          // Seeded once the port is ours: a start that cannot listen must not spend the demo's
+          // one-time credentials on a process that exits before printing them.
+          const demo = options.seedDemo ? await seedDemo(db, Date.now()) : undefined;
           const base = server.url;
           const lines = [
             `Guard is running at ${base} (${ctx.config.databaseUrl ? "PostgreSQL server" : `embedded database in ${ctx.config.dataDir}`})`,
@@ -46,6 +78,13 @@ export function registerServeCommands(program: Command, run: RunAction): void {
               `  dashboard:      ${base}/dashboard, sign in with organisation \`demo\`, ${demo.adminEmail} / ${demo.adminPassword}`,
               `  service key:    ${demo.apiKey}`,
               `  try:            curl ${base}/api/v1/org/demo`,
+            );
+          }
+          if (options.seedDemo && !demo) {
+            lines.push(
+              "",
+              "Demo organisation (slug: demo): its credentials were shown once, on its first start. New ones:",
+              "  stop the server, then run: npx guard demo reset-credentials",
             );
           }
           if (options.seedDemo) {

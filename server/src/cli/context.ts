@@ -1,7 +1,9 @@
 // What every CLI command needs: the parsed configuration and, opened lazily, the migrated database.
 // The same DATABASE_URL / --data-dir rules as the server apply; with the embedded database the CLI
 // cannot run beside a server on the same data directory (the single-opener lock says so).
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { findOrganizationBySlug, type Organization } from "../accounts/organizations.js";
 import { linkAllQueued } from "../audit/sequencer.js";
 import { ConfigError, loadConfig, type Config } from "../config.js";
@@ -42,6 +44,11 @@ export class CliContext {
   /** The database, opened and (unless `migrateOnOpen` is false) migrated on first use. */
   async db(options: { migrateOnOpen?: boolean } = {}): Promise<Database> {
     if (!this.database) {
+      const { databaseUrl, dataDir } = this.config;
+      // The slow phases say what they are doing: creating an embedded database takes seconds.
+      if (databaseUrl === undefined && !fs.existsSync(path.join(dataDir, "pgdata"))) {
+        this.out.note(`Creating the embedded database in ${dataDir} (first start, a few seconds)…`);
+      }
       try {
         this.database = await openConfiguredDatabase(this.config);
       } catch (error) {
@@ -49,11 +56,23 @@ export class CliContext {
         throw error;
       }
       if (options.migrateOnOpen !== false) {
-        await migrate(this.database);
+        await this.migrate();
         this.migrated = true;
       }
     }
     return this.database;
+  }
+
+  /** Applies pending migrations to the open database, saying how many and how long they took. */
+  async migrate(): Promise<string[]> {
+    if (!this.database) throw new Error("migrate() before db()");
+    const started = performance.now();
+    const applied = await migrate(this.database, Date.now(), {
+      onPending: (ids) =>
+        this.out.note(`Applying ${ids.length} database migration${ids.length === 1 ? "" : "s"}…`),
+    });
+    if (applied.length > 0) this.out.note(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return applied;
   }
 
   /**

@@ -50,7 +50,16 @@ export function listMigrations(): Migration[] {
 }
 
 /** Applies pending migrations; returns the ids it applied (empty when up to date). */
-export async function migrate(db: Database, now: number = Date.now()): Promise<string[]> {
+export interface MigrateOptions {
+  /** Told the pending migrations before they are applied (only when there are some). */
+  onPending?: (migrationIds: readonly string[]) => void;
+}
+
+export async function migrate(
+  db: Database,
+  now: number = Date.now(),
+  options: MigrateOptions = {},
+): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
     // schema_migrations is the one table without organization_id: it describes the schema itself.
@@ -64,6 +73,7 @@ export async function migrate(db: Database, now: number = Date.now()): Promise<s
     );
     await recordFoldedMigrations(tx, applied);
     const pending = listMigrations().filter((m) => !applied.has(m.id));
+    if (pending.length > 0) options.onPending?.(pending.map((m) => m.id));
     for (const migration of pending) {
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
       await tx.query("INSERT INTO schema_migrations (migration_id, applied_at) VALUES ($1, $2)", [

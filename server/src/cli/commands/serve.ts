@@ -1,7 +1,6 @@
 // guard serve | guard migrate
 import { InvalidArgumentError, type Command } from "commander";
 import { INTEGER_SETTINGS, integerInRange, type Config } from "../../config.js";
-import { migrate } from "../../db/migrate.js";
 import { seedDemo } from "../../demo/seed.js";
 import { startServer } from "../../server.js";
 import { CliError } from "../io.js";
@@ -115,7 +114,8 @@ export function registerServeCommands(program: Command, run: RunAction): void {
     .description("apply pending database migrations (the server also applies them at start)")
     .action(
       run(async (ctx) => {
-        const applied = await migrate(await ctx.db({ migrateOnOpen: false }));
+        await ctx.db({ migrateOnOpen: false });
+        const applied = await ctx.migrate();
         ctx.out.result({ applied });
       }),
     );

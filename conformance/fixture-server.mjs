@@ -2,7 +2,7 @@
 // helpers the scenarios need (a scriptable flaky front, a hanging port, a closed port, a webhook
 // receiver and a control API). Prints the fixtures as one JSON line on stdout, then serves until
 // SIGTERM/SIGINT. Run with `node --import tsx conformance/fixture-server.mjs`. See README.md.
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -21,6 +21,9 @@ const { ensurePrincipal } = await load("accounts/principals.js");
 const { registerDomain, registerApp } = await load("banner/banner-config.js");
 const { parseNoticeDraft, publishNotice } = await load("notices/notices.js");
 const { WEBHOOK_EVENT_TYPES } = await load("webhooks/outbox.js");
+const { signCaptureArtifact } = await import(
+  new URL("../contract/src/canonical/capture-artifact.ts", import.meta.url).href
+);
 
 const log = (message) => process.stderr.write(`[fixture] ${message}\n`);
 // When the launcher dies its pipes close; a write must not crash us before we clean up.
@@ -398,6 +401,56 @@ async function createPrincipal({ externalId, email }) {
   return { principalId };
 }
 
+/** The seeded admin's session headers (cookie and CSRF token) for the server's staff routes. */
+async function staffHeaders() {
+  const signIn = await guardRequest(baseUrl, "POST", "/api/v1/staff/session", {
+    body: { organizationSlug: ORG_SLUG, email: ADMIN_EMAIL, password: seeded.adminPassword },
+  });
+  if (signIn.status >= 300) throw new ControlError(502, `staff sign-in answered ${signIn.status}`);
+  return {
+    cookie: (signIn.headers.get("set-cookie") ?? "").split(";")[0],
+    "x-csrf-token": signIn.json.csrfToken,
+  };
+}
+
+/** Private keys of the devices enrolled by enrollDevice, by deviceId; they never leave the fixture. */
+const deviceKeys = new Map();
+
+/**
+ * A fresh P-256 device key, its public half enrolled through the server's own staff route, as an
+ * administrator enrols a hospital tablet. The served route is looked up in the OpenAPI document, so
+ * this answers 501 (not a confusing 404 mid-scenario) until the server has it.
+ */
+async function enrollDevice({ label, channel }) {
+  if (typeof label !== "string" || typeof channel !== "string") {
+    throw new ControlError(400, "enrollDevice needs label and channel");
+  }
+  const served = (await servedOperations()).find(
+    (op) => op.method === "POST" && op.path === "/api/v1/staff/devices",
+  );
+  if (!served) throw new ControlError(501, "the server serves no POST /api/v1/staff/devices");
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const publicKeySpki = publicKey.export({ format: "der", type: "spki" }).toString("base64");
+  const created = await guardRequest(baseUrl, "POST", served.path, {
+    body: { label, channel, publicKeySpki },
+    headers: await staffHeaders(),
+  });
+  const deviceId = created.json?.deviceId ?? created.json?.device?.deviceId;
+  if (created.status >= 300 || typeof deviceId !== "string") {
+    throw new ControlError(502, `enrolment answered ${created.status} ${JSON.stringify(created.json)}`);
+  }
+  deviceKeys.set(deviceId, privateKey);
+  return { deviceId, publicKeySpki };
+}
+
+/** Signs a canonical string with an enrolled device's key, as the device would (base64 raw r||s). */
+async function signCapture({ deviceId, canonical }) {
+  const key = deviceKeys.get(deviceId);
+  if (!key) throw new ControlError(404, `no device ${deviceId} was enrolled by this fixture`);
+  if (typeof canonical !== "string") throw new ControlError(400, "signCapture needs canonical");
+  return { signature: signCaptureArtifact(key, canonical) };
+}
+
 const ACTIONS = {
   armFlaky: async ({ responses }) => {
     if (!Array.isArray(responses)) throw new ControlError(400, "armFlaky needs responses: []");
@@ -411,6 +464,10 @@ const ACTIONS = {
   flakyLog: async () => ({ requests: flakyLog }),
   awaitWebhook,
   createPrincipal,
+  enrollDevice,
+  signCapture,
+  // The server's clock (same host): for a capturedAtClient inside the 7-day skew window.
+  now: async () => ({ epochMs: Date.now() }),
 };
 
 const control = http.createServer(async (request, response) => {

@@ -32,6 +32,11 @@ await runConformance({
     verifyConsent: 1,
     listGateDecisions: 1,
     listGateAlerts: 0,
+    createOfflineConsentLink: 1,
+    syncOfflineCaptures: 1,
+    createPosConsentRequest: 1,
+    recordIvrConsentArtifact: 1,
+    withdrawConsentByToken: 1,
   },
   call: (client, method, args) => client[method](...args),
   helpers: {
@@ -40,5 +45,7 @@ await runConformance({
     verifyStandardWebhook: sdk.verifyStandardWebhook,
     canonicalizeAuditEvent: sdk.canonicalizeAuditEvent,
     computeAuditHash: sdk.computeAuditHash,
+    canonicalizeCaptureArtifact: sdk.canonicalizeCaptureArtifact,
+    verifyCaptureSignature: sdk.verifyCaptureSignature,
   },
 });

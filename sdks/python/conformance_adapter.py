@@ -59,6 +59,11 @@ CLIENT_METHODS: Dict[str, Tuple[str, ...]] = {
     "verifyConsent": ("p",),
     "listGateDecisions": ("k",),
     "listGateAlerts": (),
+    "createOfflineConsentLink": ("k",),
+    "syncOfflineCaptures": ("p",),  # the sessions pass through as the devices signed them (camelCase)
+    "createPosConsentRequest": ("k",),
+    "recordIvrConsentArtifact": ("k",),
+    "withdrawConsentByToken": ("p",),
 }
 HELPERS: Dict[str, Tuple[Any, Tuple[str, ...]]] = {
     "hasConsent": (guard.has_consent, ("p", "p")),
@@ -66,6 +71,8 @@ HELPERS: Dict[str, Tuple[Any, Tuple[str, ...]]] = {
     "verifyStandardWebhook": (guard.verify_standard_webhook, ("p", "p", "p", "k")),
     "canonicalizeAuditEvent": (guard.canonicalize_audit_event, ("p",)),
     "computeAuditHash": (guard.compute_audit_hash, ("p", "p")),
+    "canonicalizeCaptureArtifact": (guard.canonicalize_capture_artifact, ("p",)),
+    "verifyCaptureSignature": (guard.verify_capture_signature, ("p", "p", "p")),
 }
 CLIENT_OPTIONS = {"baseUrl", "apiKey", "accessToken", "timeoutMs", "maxRetries"}
 REQUEST_OPTIONS = {"timeoutMs", "maxRetries", "idempotencyKey", "headers"}

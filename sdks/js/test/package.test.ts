@@ -80,6 +80,9 @@ test("the tarball holds both builds with declarations, and no sources or tests",
     "dist/cjs/index.js",
     "dist/cjs/index.d.ts",
     "dist/cjs/package.json",
+    "README.md",
+    "CHANGELOG.md",
+    "LICENSE",
   ]) {
     assert.ok(packedFiles.includes(file), `${file} is missing from the tarball`);
   }

@@ -37,15 +37,24 @@ import type {
   GateDecisionList,
   Grievance,
   GrievanceList,
+  IvrConsentArtifactInput,
+  IvrConsentArtifactResult,
   LinkAnonymousConsentResult,
   Nomination,
   NominationInput,
   Notice,
   NoticeList,
+  OfflineCaptureSession,
+  OfflineCaptureSyncResult,
+  OfflineConsentLink,
+  CreateOfflineConsentLinkInput,
   Organization,
   PageParams,
+  PosConsentRequest,
+  PosConsentRequestInput,
   RecordConsentInput,
   RevokeNominationResult,
+  WithdrawalByTokenResult,
 } from "./types.js";
 import { PACKAGE_NAME, VERSION } from "./version.js";
 
@@ -86,6 +95,19 @@ export interface RequestOptions {
   idempotencyKey?: string | undefined;
   headers?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * `brokerToken`'s options: the principal's `email` (contract 2.10.0) beside the per-request options,
+ * in one object, so `brokerToken(id, { idempotencyKey })` keeps working.
+ */
+export interface BrokerTokenOptions extends RequestOptions {
+  /**
+   * The principal's email address, by which `recordConsent` and `getConsentStatus` find them.
+   * Omitted, the stored address is left as it is; naming an address another principal of the
+   * organisation holds moves it to this one.
+   */
+  email?: string | undefined;
 }
 
 const CLIENT_OPTIONS = new Set<string>([
@@ -296,16 +318,46 @@ export class GuardClient {
     );
   }
 
+  /**
+   * Withdraws every consent an offline withdrawal token stands for (the token printed on a slip or
+   * read out after an offline, QR, POS or IVR consent; DPDP s.6(4)). No credential: the token is
+   * the proof. Idempotent (a repeat lists them under `alreadyWithdrawn`), so it is retried.
+   */
+  withdrawConsentByToken(
+    withdrawalToken: string,
+    options?: RequestOptions,
+  ): Promise<WithdrawalByTokenResult> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/offline/withdrawals",
+        credential: "none",
+        body: { withdrawalToken },
+        naturallyIdempotent: true,
+      },
+      options,
+    );
+  }
+
   // ----- service API key -------------------------------------------------------------------------
 
   /**
    * Mints a short-lived principal access token for your user `externalId` and keeps it for this
    * client's principal calls. Hand `accessToken` to your app; broker again when it expires.
+   * `{ email }` (contract 2.10.0) stores the user's email, by which `recordConsent` and
+   * `getConsentStatus` find them; the same object takes the per-request options.
    */
-  async brokerToken(externalId: string, options?: RequestOptions): Promise<BrokeredToken> {
+  async brokerToken(externalId: string, options?: BrokerTokenOptions): Promise<BrokeredToken> {
+    const { email, ...requestOptions } = options ?? {};
+    if (email != null && typeof email !== "string") throw new TypeError("email must be a string");
     const token = await this.request<BrokeredToken>(
-      { method: "POST", path: "/api/v1/auth/broker-token", credential: "apiKey", body: { externalId } },
-      options,
+      {
+        method: "POST",
+        path: "/api/v1/auth/broker-token",
+        credential: "apiKey",
+        body: email == null ? { externalId } : { externalId, email },
+      },
+      requestOptions,
     );
     this.accessToken = token.accessToken;
     return token;
@@ -416,6 +468,78 @@ export class GuardClient {
       params,
       (page) => this.listGateAlerts(page, options),
       (page) => page.alerts,
+    );
+  }
+
+  // ----- offline and assisted capture (service API key) --------------------------------------------
+
+  /**
+   * Mints a QR consent link for a published notice; render `/offline-consent/{token}` on Guard's
+   * origin as a QR code. A create call (Idempotency-Key).
+   */
+  createOfflineConsentLink(
+    input: CreateOfflineConsentLinkInput,
+    options?: RequestOptions,
+  ): Promise<OfflineConsentLink> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/offline-consent/links",
+        credential: "apiKey",
+        body: input,
+        create: true,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Forwards 1–200 capture sessions, exactly as the devices built and signed them, for a server
+   * fronting a fleet. Partial success is normal: read each result's `status`. Safe to repeat: a
+   * re-synced `clientSessionId` returns its first result and writes nothing.
+   */
+  syncOfflineCaptures(
+    sessions: readonly OfflineCaptureSession[],
+    options?: RequestOptions,
+  ): Promise<OfflineCaptureSyncResult> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/offline/captures",
+        credential: "apiKey",
+        body: { sessions },
+        naturallyIdempotent: true,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Starts a point-of-sale consent request for a phone number keyed in at a till. The answer is not
+   * a consent: none exists until the customer confirms at `/consent/{token}`. A create call.
+   */
+  createPosConsentRequest(
+    input: PosConsentRequestInput,
+    options?: RequestOptions,
+  ): Promise<PosConsentRequest> {
+    return this.request(
+      { method: "POST", path: "/api/v1/offline/pos", credential: "apiKey", body: input, create: true },
+      options,
+    );
+  }
+
+  /**
+   * Stores an IVR consent artefact from a telephony partner: a `dtmfSequence` starting with `1`
+   * records a consent, anything else a refusal kept as evidence. A create call; `partnerCallId` also
+   * makes a resubmission return the original artefact.
+   */
+  recordIvrConsentArtifact(
+    input: IvrConsentArtifactInput,
+    options?: RequestOptions,
+  ): Promise<IvrConsentArtifactResult> {
+    return this.request(
+      { method: "POST", path: "/api/v1/offline/ivr", credential: "apiKey", body: input, create: true },
+      options,
     );
   }
 

@@ -1,6 +1,6 @@
 // @guard/server: the Node server SDK for Guard. See README.md for a quick start.
 export { GuardClient } from "./client.js";
-export type { FetchLike, GuardClientOptions, RequestOptions, Sleeper } from "./client.js";
+export type { BrokerTokenOptions, FetchLike, GuardClientOptions, RequestOptions, Sleeper } from "./client.js";
 export {
   GuardAbortError,
   GuardApiError,
@@ -43,6 +43,20 @@ export type {
 } from "./webhooks.js";
 export { canonicalizeAuditEvent, computeAuditHash, validateAuditFields } from "./audit-hash.js";
 export type { AuditFieldProblem, AuditHashInput, AuditSource } from "./audit-hash.js";
+export {
+  CAPTURE_ARTIFACT_FORMAT,
+  CaptureArtifactError,
+  canonicalizeCaptureArtifact,
+  verifyCaptureSignature,
+} from "./capture-artifact.js";
+export type {
+  CaptureArtifactErrorCode,
+  CaptureArtifactSession,
+  CaptureChannel,
+  CapturePurposeGrant,
+  PrincipalHandleKind,
+  PurposeGrantStatus,
+} from "./capture-artifact.js";
 export { PACKAGE_NAME, VERSION } from "./version.js";
 export type * from "./types.js";
 export type { components, operations, paths } from "./generated/contract.js";

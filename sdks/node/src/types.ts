@@ -61,3 +61,24 @@ export type ConsentGateDecision = Schemas["ConsentGateDecision"];
 export type GateDecisionList = ResponseBody<"listConsentGateDecisions", 200>;
 export type GateAlerts = ResponseBody<"listConsentGateBypassAlerts", 200>;
 export type ConsentGateBypassAlert = Schemas["ConsentGateBypassAlert"];
+
+// ----- offline and assisted capture (contract 2.14.0) ----------------------------------------------
+
+export type CreateOfflineConsentLinkInput = Schemas["CreateOfflineConsentLinkRequest"];
+/** A QR consent link: render `/offline-consent/{token}` on the deployment's origin as a QR code. */
+export type OfflineConsentLink = Schemas["OfflineConsentLink"];
+/** One capture session as an enrolled device built and signed it; pass it through unchanged. */
+export type OfflineCaptureSession = Schemas["OfflineCaptureSession"];
+/** The outcome of one session: `verified`, `quarantined` or `rejected` (with a `reason`). */
+export type OfflineCaptureResult = Schemas["OfflineCaptureResult"];
+/** `{ results }`, one per session, in the order of the sessions sent. */
+export type OfflineCaptureSyncResult = ResponseBody<"syncOfflineCaptures", 200>;
+export type PosConsentRequestInput = RequestBody<"createPosConsentRequest">;
+/** A pending point-of-sale request: not a consent until the customer confirms at `/consent/{token}`. */
+export type PosConsentRequest = ResponseBody<"createPosConsentRequest", 201>;
+/** An IVR consent artefact from a telephony partner. */
+export type IvrConsentArtifactInput = Schemas["IvrConsentArtifact"];
+/** The stored artefact: `accepted` with its `consentId`, or a refusal kept as evidence. */
+export type IvrConsentArtifactResult = ResponseBody<"recordIvrConsentArtifact", 201>;
+/** `{ withdrawn, alreadyWithdrawn }`: the token's consents withdrawn now, and those withdrawn before. */
+export type WithdrawalByTokenResult = ResponseBody<"withdrawConsentByToken", 200>;

@@ -112,6 +112,28 @@ test("brokerToken sends the API key and stores the token for principal calls", a
   assert.equal(requests[1]!.headers.get("authorization"), "Bearer tok_1");
 });
 
+test("brokerToken sends email only when given, beside the request options", async () => {
+  const { client, requests } = setup();
+  await client.brokerToken("user-1", { email: "asha@example.com" });
+  await client.brokerToken("user-2", { email: "ravi@example.com", headers: { "X-Trace": "t1" } });
+  await client.brokerToken("user-3", { timeoutMs: 5_000 });
+  await client.brokerToken("user-4", { email: undefined });
+  assert.equal(requests[0]!.body, JSON.stringify({ externalId: "user-1", email: "asha@example.com" }));
+  assert.equal(requests[1]!.body, JSON.stringify({ externalId: "user-2", email: "ravi@example.com" }));
+  assert.equal(requests[1]!.headers.get("x-trace"), "t1");
+  assert.equal(requests[2]!.body, JSON.stringify({ externalId: "user-3" }));
+  assert.equal(requests[3]!.body, JSON.stringify({ externalId: "user-4" }));
+  await assert.rejects(
+    client.brokerToken("user-5", { email: 42 } as unknown as { email: string }),
+    /email must be a string/,
+  );
+  await assert.rejects(
+    client.brokerToken("user-5", { emial: "a@b.c" } as unknown as { email: string }),
+    /Unknown request option: emial/,
+  );
+  assert.equal(requests.length, 4);
+});
+
 test("setAccessToken replaces the token; public calls send no Authorization", async () => {
   const { client, requests } = setup();
   client.setAccessToken("tok_manual");

@@ -71,6 +71,9 @@ test("the tarball holds both builds with declarations, and no sources or tests",
     "dist/cjs/index.js",
     "dist/cjs/index.d.ts",
     "dist/cjs/package.json",
+    "README.md",
+    "CHANGELOG.md",
+    "LICENSE",
   ]) {
     assert.ok(packedFiles.includes(file), `${file} is missing from the tarball`);
   }
@@ -82,7 +85,7 @@ test("the tarball holds both builds with declarations, and no sources or tests",
 
 test("the tarball is self-contained: the contract's canonical modules are inside, nothing points outside", () => {
   for (const format of ["esm", "cjs"]) {
-    for (const file of ["audit-hash", "webhook-signature"]) {
+    for (const file of ["audit-hash", "webhook-signature", "capture-artifact"]) {
       const packed = `dist/${format}/canonical/${file}.js`;
       assert.ok(packedFiles.includes(packed), `${packed} is missing from the tarball`);
     }

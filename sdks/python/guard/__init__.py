@@ -18,6 +18,13 @@ from ._audit_hash import (
     compute_audit_hash,
     validate_audit_fields,
 )
+from ._capture_artifact import (
+    CAPTURE_ARTIFACT_FORMAT,
+    CaptureArtifactError,
+    CaptureArtifactSession,
+    canonicalize_capture_artifact,
+    verify_capture_signature,
+)
 from ._client import GuardClient
 from ._consent import has_consent
 from ._constants import (
@@ -73,6 +80,11 @@ __all__ = [
     "validate_audit_fields",
     "AuditHashInput",
     "AuditFieldProblem",
+    "CAPTURE_ARTIFACT_FORMAT",
+    "CaptureArtifactError",
+    "CaptureArtifactSession",
+    "canonicalize_capture_artifact",
+    "verify_capture_signature",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT",
     "INITIAL_RETRY_DELAY",

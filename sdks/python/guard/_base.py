@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from random import random as _default_random
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -33,7 +33,7 @@ from ._errors import (
     GuardTimeoutError,
     api_error_from_response,
 )
-from ._operations import ACCESS_TOKEN, API_KEY, OPERATIONS, PATH, QUERY, STRING_LIST, Operation
+from ._operations import ACCESS_TOKEN, API_KEY, OPERATIONS, PATH, QUERY, SESSION_LIST, STRING_LIST, Operation
 from ._options import RequestOptions, check_request_options
 from ._retry import AttemptFailure, decide_retry
 
@@ -351,6 +351,17 @@ def _string_list(name: str, value: Any) -> List[str]:
     return list(value)
 
 
+def _mapping_list(name: str, value: Any) -> List[Dict[str, Any]]:
+    """A list of JSON objects from any sequence of mappings; a single mapping or a string is refused
+    (iterating either would send its keys or letters)."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of dicts")
+    items = list(value)
+    if not all(isinstance(item, Mapping) for item in items):
+        raise TypeError(f"{name} must be a list of dicts")
+    return [dict(item) for item in items]
+
+
 def _place(
     operation: Operation, arguments: Mapping[str, Any]
 ) -> Tuple[Dict[str, Any], Dict[str, Any], Optional[Dict[str, Any]]]:
@@ -371,5 +382,9 @@ def _place(
                 body = {}
             if value is None and param.optional:
                 continue
-            body[param.wire] = _string_list(param.name, value) if param.annotation == STRING_LIST else value
+            if param.annotation == STRING_LIST:
+                value = _string_list(param.name, value)
+            elif param.annotation == SESSION_LIST:
+                value = _mapping_list(param.name, value)
+            body[param.wire] = value
     return path_values, query, body

@@ -27,11 +27,17 @@ from ._models import (
     DsrRequestList,
     Grievance,
     GrievanceList,
+    IvrConsentArtifactResult,
     Nomination,
     NominationRevocation,
     Notice,
     NoticeList,
+    OfflineCaptureSession,
+    OfflineCaptureSyncResult,
+    OfflineConsentLink,
     OrgSummary,
+    PosConsentRequest,
+    WithdrawalByTokenResult,
 )
 from ._options import RequestOptions
 
@@ -131,13 +137,33 @@ class SyncMethods(ClientCore):
             idempotency_key,
         )
 
+    def withdraw_consent_by_token(
+        self,
+        withdrawal_token: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> WithdrawalByTokenResult:
+        """Withdraw every consent an offline withdrawal token stands for (printed on a slip or read out
+        after an offline, QR, POS or IVR consent; DPDP s.6(4)). No credential: the token is the
+        proof. Idempotent: a repeat lists them under ``alreadyWithdrawn``."""
+        return self._call("withdrawConsentByToken", {"withdrawal_token": withdrawal_token}, request_options)
+
     # ----- service API key ------------------------------------------------------------------------
 
-    def broker_token(self, external_id: str, *, request_options: Optional[RequestOptions] = None) -> BrokeredToken:
+    def broker_token(
+        self,
+        external_id: str,
+        *,
+        email: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> BrokeredToken:
         """Mint a short-lived principal access token for your user ``external_id`` and keep it for
         this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.
-        Never retried: it takes no idempotency key, and the token is a secret."""
-        return self._call("brokerToken", {"external_id": external_id}, request_options)
+        Never retried: it takes no idempotency key, and the token is a secret.
+
+        ``email`` (contract 2.10.0) stores the user's email address, by which ``record_consent`` and
+        ``get_consent_status`` find them; omitted, the stored address is left as it is."""
+        return self._call("brokerToken", {"external_id": external_id, "email": email}, request_options)
 
     def record_consent(
         self,
@@ -239,6 +265,95 @@ class SyncMethods(ClientCore):
             page_cursor = page.get("nextCursor")
             if page_cursor is None:
                 return
+
+    def create_offline_consent_link(
+        self,
+        *,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        label: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> OfflineConsentLink:
+        """Mint a QR consent link for a published notice; render ``/offline-consent/{token}`` on
+        Guard's origin as a QR code. ``label`` (where the code is deployed) is shown to staff only.
+        A create call: see ``idempotency_key`` on :meth:`create_dsr_request`."""
+        return self._call(
+            "createOfflineConsentLink",
+            {"notice_id": notice_id, "purpose": purpose, "data_types": data_types, "label": label},
+            request_options,
+            idempotency_key,
+        )
+
+    def sync_offline_captures(
+        self,
+        sessions: Sequence[OfflineCaptureSession],
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> OfflineCaptureSyncResult:
+        """Forward 1-200 capture sessions exactly as the enrolled devices built and signed them (for a
+        server fronting a fleet). Partial success is normal: read each result's ``status``
+        (``verified``, ``quarantined`` or ``rejected``, with a ``reason``). Safe to repeat."""
+        return self._call("syncOfflineCaptures", {"sessions": sessions}, request_options)
+
+    def create_pos_consent_request(
+        self,
+        *,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        phone: str,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> PosConsentRequest:
+        """Start a point-of-sale consent request for a phone number keyed in at a till. The answer is
+        not a consent: none exists until the customer confirms at ``/consent/{token}``. A create call."""
+        return self._call(
+            "createPosConsentRequest",
+            {"notice_id": notice_id, "purpose": purpose, "data_types": data_types, "phone": phone},
+            request_options,
+            idempotency_key,
+        )
+
+    def record_ivr_consent_artifact(
+        self,
+        *,
+        notice_id: str,
+        partner_call_id: str,
+        audio_recording_uri: str,
+        transcript: Optional[str] = None,
+        locale: str,
+        dtmf_sequence: str,
+        caller_number_hash: str,
+        captured_at: int,
+        partner_signature: str,
+        purpose: str,
+        data_types: Sequence[str],
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> IvrConsentArtifactResult:
+        """Store an IVR consent artefact from a telephony partner: a ``dtmf_sequence`` starting with
+        ``1`` records a consent, anything else a refusal kept as evidence. A create call;
+        ``partner_call_id`` also makes a resubmission return the original artefact."""
+        return self._call(
+            "recordIvrConsentArtifact",
+            {
+                "notice_id": notice_id,
+                "partner_call_id": partner_call_id,
+                "audio_recording_uri": audio_recording_uri,
+                "transcript": transcript,
+                "locale": locale,
+                "dtmf_sequence": dtmf_sequence,
+                "caller_number_hash": caller_number_hash,
+                "captured_at": captured_at,
+                "partner_signature": partner_signature,
+                "purpose": purpose,
+                "data_types": data_types,
+            },
+            request_options,
+            idempotency_key,
+        )
 
     # ----- principal access token -----------------------------------------------------------------
 
@@ -463,18 +578,33 @@ class AsyncMethods(ClientCore):
             idempotency_key,
         )
 
+    async def withdraw_consent_by_token(
+        self,
+        withdrawal_token: str,
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> WithdrawalByTokenResult:
+        """Withdraw every consent an offline withdrawal token stands for (printed on a slip or read out
+        after an offline, QR, POS or IVR consent; DPDP s.6(4)). No credential: the token is the
+        proof. Idempotent: a repeat lists them under ``alreadyWithdrawn``."""
+        return await self._call("withdrawConsentByToken", {"withdrawal_token": withdrawal_token}, request_options)
+
     # ----- service API key ------------------------------------------------------------------------
 
     async def broker_token(
         self,
         external_id: str,
         *,
+        email: Optional[str] = None,
         request_options: Optional[RequestOptions] = None,
     ) -> BrokeredToken:
         """Mint a short-lived principal access token for your user ``external_id`` and keep it for
         this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.
-        Never retried: it takes no idempotency key, and the token is a secret."""
-        return await self._call("brokerToken", {"external_id": external_id}, request_options)
+        Never retried: it takes no idempotency key, and the token is a secret.
+
+        ``email`` (contract 2.10.0) stores the user's email address, by which ``record_consent`` and
+        ``get_consent_status`` find them; omitted, the stored address is left as it is."""
+        return await self._call("brokerToken", {"external_id": external_id, "email": email}, request_options)
 
     async def record_consent(
         self,
@@ -583,6 +713,95 @@ class AsyncMethods(ClientCore):
             page_cursor = page.get("nextCursor")
             if page_cursor is None:
                 return
+
+    async def create_offline_consent_link(
+        self,
+        *,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        label: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> OfflineConsentLink:
+        """Mint a QR consent link for a published notice; render ``/offline-consent/{token}`` on
+        Guard's origin as a QR code. ``label`` (where the code is deployed) is shown to staff only.
+        A create call: see ``idempotency_key`` on :meth:`create_dsr_request`."""
+        return await self._call(
+            "createOfflineConsentLink",
+            {"notice_id": notice_id, "purpose": purpose, "data_types": data_types, "label": label},
+            request_options,
+            idempotency_key,
+        )
+
+    async def sync_offline_captures(
+        self,
+        sessions: Sequence[OfflineCaptureSession],
+        *,
+        request_options: Optional[RequestOptions] = None,
+    ) -> OfflineCaptureSyncResult:
+        """Forward 1-200 capture sessions exactly as the enrolled devices built and signed them (for a
+        server fronting a fleet). Partial success is normal: read each result's ``status``
+        (``verified``, ``quarantined`` or ``rejected``, with a ``reason``). Safe to repeat."""
+        return await self._call("syncOfflineCaptures", {"sessions": sessions}, request_options)
+
+    async def create_pos_consent_request(
+        self,
+        *,
+        notice_id: str,
+        purpose: str,
+        data_types: Sequence[str],
+        phone: str,
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> PosConsentRequest:
+        """Start a point-of-sale consent request for a phone number keyed in at a till. The answer is
+        not a consent: none exists until the customer confirms at ``/consent/{token}``. A create call."""
+        return await self._call(
+            "createPosConsentRequest",
+            {"notice_id": notice_id, "purpose": purpose, "data_types": data_types, "phone": phone},
+            request_options,
+            idempotency_key,
+        )
+
+    async def record_ivr_consent_artifact(
+        self,
+        *,
+        notice_id: str,
+        partner_call_id: str,
+        audio_recording_uri: str,
+        transcript: Optional[str] = None,
+        locale: str,
+        dtmf_sequence: str,
+        caller_number_hash: str,
+        captured_at: int,
+        partner_signature: str,
+        purpose: str,
+        data_types: Sequence[str],
+        idempotency_key: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> IvrConsentArtifactResult:
+        """Store an IVR consent artefact from a telephony partner: a ``dtmf_sequence`` starting with
+        ``1`` records a consent, anything else a refusal kept as evidence. A create call;
+        ``partner_call_id`` also makes a resubmission return the original artefact."""
+        return await self._call(
+            "recordIvrConsentArtifact",
+            {
+                "notice_id": notice_id,
+                "partner_call_id": partner_call_id,
+                "audio_recording_uri": audio_recording_uri,
+                "transcript": transcript,
+                "locale": locale,
+                "dtmf_sequence": dtmf_sequence,
+                "caller_number_hash": caller_number_hash,
+                "captured_at": captured_at,
+                "partner_signature": partner_signature,
+                "purpose": purpose,
+                "data_types": data_types,
+            },
+            request_options,
+            idempotency_key,
+        )
 
     # ----- principal access token -----------------------------------------------------------------
 

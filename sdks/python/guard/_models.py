@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
 
-CONTRACT_VERSION = "1.10.0"
-OPENAPI_DESCRIPTION_VERSION = "2.13.0"
+CONTRACT_VERSION = "1.11.0"
+OPENAPI_DESCRIPTION_VERSION = "2.14.0"
 
 # Every code /api/v1 can return, in catalog order (ApiError.code x-guard-codes). GuardApiError.code
 # may also hold a code a newer server added: compare with these, never assume the set is closed.
@@ -145,6 +145,21 @@ class AnonymousConsent(TypedDict):
     givenAt: int
 
 
+class WithdrawalByTokenResultWithdrawnItem(TypedDict):
+    consentId: str
+    purpose: str
+    noticeId: str
+    # Epoch ms.
+    withdrawnAt: int
+
+
+class WithdrawalByTokenResult(TypedDict):
+    # The consents this request withdrew.
+    withdrawn: List[WithdrawalByTokenResultWithdrawnItem]
+    # The ids of the token's consents that were already withdrawn.
+    alreadyWithdrawn: List[str]
+
+
 class BrokeredToken(TypedDict):
     accessToken: str
     # Epoch ms the token expires.
@@ -274,8 +289,11 @@ class ConsentRecord(_ConsentRecordRequired, total=False):
     # The notice version the consent was given against. Added in 2.10.0.
     noticeVersion: int
     # How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash
-    # covers it. Added in 2.12.0.
-    source: Literal["brokered", "direct", "anonymous", "linked"]
+    # covers it. Added in 2.12.0. The offline and assisted sources (`offline` for a signed device
+    # capture, `offline_link` for a QR link, `offline_pos` for a confirmed point-of-sale request,
+    # `offline_ivr` for an IVR acceptance), added in 2.14.0, lie outside the audit hash's source union
+    # and are hashed as absent (`null`).
+    source: Literal["brokered", "direct", "anonymous", "linked", "offline", "offline_link", "offline_pos", "offline_ivr"]
     # The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string,
     # `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0.
     auditHash: str
@@ -307,8 +325,11 @@ class _ConsentStatusEntryRequired(TypedDict):
 
 class ConsentStatusEntry(_ConsentStatusEntryRequired, total=False):
     # How the consent was given (`brokered`, `direct`, `anonymous`, `linked`), as its audit hash
-    # covers it. Added in 2.12.0.
-    source: Literal["brokered", "direct", "anonymous", "linked"]
+    # covers it. Added in 2.12.0. The offline and assisted sources (`offline` for a signed device
+    # capture, `offline_link` for a QR link, `offline_pos` for a confirmed point-of-sale request,
+    # `offline_ivr` for an IVR acceptance), added in 2.14.0, lie outside the audit hash's source union
+    # and are hashed as absent (`null`).
+    source: Literal["brokered", "direct", "anonymous", "linked", "offline", "offline_link", "offline_pos", "offline_ivr"]
     # The consent's audit hash (lowercase hex HMAC-SHA256 of its canonical string,
     # `contract/specs/audit-hash.md`) as it stands now. Added in 2.12.0.
     auditHash: str
@@ -384,6 +405,132 @@ class ConsentGateAlerts(TypedDict):
     nextCursor: Optional[str]
 
 
+class _OfflineConsentLinkRequired(TypedDict):
+    linkId: str
+    # Opaque token that resolves at `/offline-consent/{token}` on the deployment's origin; render that
+    # URL as a QR code. Shown once; Guard keeps only its hash.
+    token: str
+
+
+class OfflineConsentLink(_OfflineConsentLinkRequired, total=False):
+    # The absolute URL of the link's page, `<origin>/offline-consent/<token>`, on `GUARD_PUBLIC_URL`
+    # when set, else the origin the request was made to; render it as the QR code. Added in 2.14.0.
+    url: str
+
+
+class _OfflineCaptureResultRequired(TypedDict):
+    clientSessionId: str
+    # `verified` (consent recorded), `quarantined` (kept as evidence, no consent), `rejected` (could
+    # not be parsed into an artefact).
+    status: Literal["verified", "quarantined", "rejected"]
+
+
+class OfflineCaptureResult(_OfflineCaptureResultRequired, total=False):
+    consentId: str
+    # Present for a non-verified session: `unknown_device`, `device_revoked`, `signature_mismatch`,
+    # `clock_skew`, `notice_unpublished`, `notice_superseded` (quarantined) or `invalid_session`
+    # (rejected).
+    reason: str
+    # Present when a consent receipt was issued. Hand it to the principal (printed slip or read out);
+    # it is what makes the consent withdrawable under s.6(4).
+    withdrawalToken: str
+    # Every consent the session gave, one per `opt_in` purpose in purpose order (`consentId` is the
+    # first); one `withdrawalToken` withdraws them all. Present when `status` is `verified` (empty
+    # when the principal opted in to nothing). Added in 2.14.0.
+    consentIds: List[str]
+
+
+class OfflineCaptureSyncResult(TypedDict):
+    results: List[OfflineCaptureResult]
+
+
+class _PosConsentRequestRequired(TypedDict):
+    requestId: str
+    token: str
+    # Epoch ms after which the request expires unanswered (72 hours).
+    expiresAt: int
+
+
+class PosConsentRequest(_PosConsentRequestRequired, total=False):
+    # The absolute URL of the page the customer answers at (`/consent/{token}` on `GUARD_PUBLIC_URL`,
+    # else on the origin the till called); render it as a short link or QR code. Added in 2.14.0.
+    url: str
+
+
+class _IvrConsentArtifactResultRequired(TypedDict):
+    artifactId: str
+    accepted: bool
+
+
+class IvrConsentArtifactResult(_IvrConsentArtifactResultRequired, total=False):
+    # The consent recorded on acceptance; null (or absent) on a refusal.
+    consentId: Optional[str]
+    # Present on acceptance. The agent or the IVR reads it out to the caller; with it the caller
+    # withdraws the consent at `/withdraw` or through `POST /api/v1/offline/withdrawals` (DPDP
+    # s.6(4)). Answered again on a resubmission. Added in 2.14.0.
+    withdrawalToken: str
+
+
+class OfflineCaptureSessionPurposeGrantsItem(TypedDict):
+    # A consent purpose label such as `Marketing`. Part of the audit hash, so it may not contain `|`.
+    purposeKey: str
+    purposeLabel: str
+    category: Literal["essential", "non_essential"]
+    status: Literal["opt_in", "opt_out"]
+
+
+class OfflineCaptureSessionPrincipalHandle(TypedDict):
+    """The identity handle the principal can later withdraw by. Signed raw; a `phone_hash` value is
+    HMAC'd per organisation server-side and the raw number is never stored.
+    """
+
+    kind: Literal["phone_hash", "uhid", "cbs_ref", "none"]
+    value: str
+
+
+class _OfflineCaptureSessionRequired(TypedDict):
+    # Client-generated UUIDv4 and the idempotency key. Re-syncing a session that already committed is
+    # a no-op that returns the first result.
+    clientSessionId: str
+    # The enrolled device whose key signed this.
+    deviceId: str
+    # Opaque id: a 2-6 letter type prefix, `_`, then 8-64 letters or digits (`org_...`, `ntc_...`,
+    # `cns_...`). At most 71 characters; never contains `|` or `,`. A malformed id in a path, query
+    # or body is `400 VALIDATION_ERROR`.
+    noticeId: str
+    # Quarantined as `notice_superseded` if the notice has since moved on.
+    noticeVersion: int
+    # Language actually rendered. Inside the signature, because s.5(3) evidence is about which
+    # language was read.
+    noticeLocale: str
+    channel: Literal["qr", "agent_app", "pos", "async_link", "ivr"]
+    # Device clock at capture, epoch ms. Recorded verbatim; skew beyond 7 days quarantines as
+    # `clock_skew`.
+    capturedAtClient: int
+    # Standard padded base64 of the raw 64-byte IEEE-P1363 `r||s` ECDSA P-256 signature (not DER), so
+    # exactly 88 characters ending in `==`. Anything else (DER, a truncated signature, base64url,
+    # missing padding) fails the whole request with `400 VALIDATION_ERROR`; the pattern was added in
+    # 2.14.0.
+    deviceSignature: str
+    # Personal-data types the consent covers (1-100).
+    dataTypes: List[str]
+    # Every purpose the principal was shown, opted in or out (1-100).
+    purposeGrants: List[OfflineCaptureSessionPurposeGrantsItem]
+
+
+class OfflineCaptureSession(_OfflineCaptureSessionRequired, total=False):
+    """One physical consent interaction, created and signed on an enrolled device and replayed on
+    sync. The signature is ECDSA P-256 / SHA-256 over the `dpdpcca/2` canonical string
+    (`contract/specs`, vectors in `contract/vectors`).
+    """
+
+    # The identity handle the principal can later withdraw by. Signed raw; a `phone_hash` value is
+    # HMAC'd per organisation server-side and the raw number is never stored.
+    principalHandle: OfflineCaptureSessionPrincipalHandle
+    # Set for QR-originated captures only.
+    linkId: str
+
+
 # operationId -> the type its success body has; the client methods are annotated with these.
 RESPONSE_TYPES: Dict[str, str] = {
     "getOrgBySlug": "OrgSummary",
@@ -391,6 +538,7 @@ RESPONSE_TYPES: Dict[str, str] = {
     "getNoticeById": "Notice",
     "getBannerConfig": "BannerConfig",
     "giveConsentAnonymous": "AnonymousConsent",
+    "withdrawConsentByToken": "WithdrawalByTokenResult",
     "brokerToken": "BrokeredToken",
     "linkAnonymousConsent": "AnonymousConsentLink",
     "listDsrRequestsForCurrentUser": "DsrRequestList",
@@ -407,6 +555,10 @@ RESPONSE_TYPES: Dict[str, str] = {
     "verifyConsentGate": "ConsentGateVerdict",
     "listConsentGateDecisions": "ConsentGateDecisionList",
     "listConsentGateBypassAlerts": "ConsentGateAlerts",
+    "createOfflineConsentLink": "OfflineConsentLink",
+    "syncOfflineCaptures": "OfflineCaptureSyncResult",
+    "createPosConsentRequest": "PosConsentRequest",
+    "recordIvrConsentArtifact": "IvrConsentArtifactResult",
 }
 
 __all__ = [
@@ -432,11 +584,21 @@ __all__ = [
     "DsrRequestList",
     "Grievance",
     "GrievanceList",
+    "IvrConsentArtifactResult",
     "Nomination",
     "NominationRevocation",
     "Notice",
     "NoticeItemizedPurpose",
     "NoticeLanguageContent",
     "NoticeList",
+    "OfflineCaptureResult",
+    "OfflineCaptureSession",
+    "OfflineCaptureSessionPrincipalHandle",
+    "OfflineCaptureSessionPurposeGrantsItem",
+    "OfflineCaptureSyncResult",
+    "OfflineConsentLink",
     "OrgSummary",
+    "PosConsentRequest",
+    "WithdrawalByTokenResult",
+    "WithdrawalByTokenResultWithdrawnItem",
 ]

@@ -35,6 +35,11 @@ STRING_LIST = "Sequence[str]"
 """The annotation of a list-of-strings argument. Any sequence is accepted and sent as a JSON array,
 but a bare string is refused rather than split into its letters."""
 
+SESSION_LIST = "Sequence[OfflineCaptureSession]"
+"""The annotation of ``sync_offline_captures``' sessions: the devices' signed sessions as dicts with
+the wire's (camelCase) keys, passed through unchanged because the signature covers them. Any
+sequence is accepted and sent as a JSON array; a bare string or a single dict is refused."""
+
 
 def _snake(name: str) -> str:
     return "".join("_" + char.lower() if char.isupper() else char for char in name)
@@ -179,6 +184,21 @@ OPERATIONS: Dict[str, Operation] = _table(
             "with :meth:`link_anonymous_consent`. A create call: see ``idempotency_key``."
         ),
     ),
+    # Idempotent by contract: a repeat lists the token's consents under alreadyWithdrawn and answers 200.
+    Operation(
+        "withdrawConsentByToken",
+        "withdrawConsentByToken",
+        "POST",
+        "/api/v1/offline/withdrawals",
+        NONE,
+        idempotent_by_contract=True,
+        params=(Param("withdrawalToken", BODY, positional=True),),
+        doc=(
+            "Withdraw every consent an offline withdrawal token stands for (printed on a slip or read out\n"
+            "after an offline, QR, POS or IVR consent; DPDP s.6(4)). No credential: the token is the\n"
+            "proof. Idempotent: a repeat lists them under ``alreadyWithdrawn``."
+        ),
+    ),
     # No Idempotency-Key: the response carries a secret, and replaying it would mean storing it.
     Operation(
         "brokerToken",
@@ -186,11 +206,14 @@ OPERATIONS: Dict[str, Operation] = _table(
         "POST",
         "/api/v1/auth/broker-token",
         API_KEY,
-        params=(Param("externalId", BODY, positional=True),),
+        params=(Param("externalId", BODY, positional=True), Param("email", BODY, optional=True)),
         doc=(
             "Mint a short-lived principal access token for your user ``external_id`` and keep it for\n"
             "this client's principal calls. Hand ``accessToken`` to your app; broker again when it expires.\n"
-            "Never retried: it takes no idempotency key, and the token is a secret."
+            "Never retried: it takes no idempotency key, and the token is a secret.\n"
+            "\n"
+            "``email`` (contract 2.10.0) stores the user's email address, by which ``record_consent`` and\n"
+            "``get_consent_status`` find them; omitted, the stored address is left as it is."
         ),
         stores_token=True,
     ),
@@ -367,5 +390,85 @@ OPERATIONS: Dict[str, Operation] = _table(
         ),
         pages="alerts",
         item_type="ConsentGateBypassAlert",
+    ),
+    # ----- offline and assisted capture (contract 2.14.0, tag ``offline``) -----
+    Operation(
+        "createOfflineConsentLink",
+        "createOfflineConsentLink",
+        "POST",
+        "/api/v1/offline-consent/links",
+        API_KEY,
+        creates=True,
+        params=(
+            Param("noticeId", BODY),
+            Param("purpose", BODY),
+            Param("dataTypes", BODY, STRING_LIST),
+            Param("label", BODY, optional=True),
+        ),
+        doc=(
+            "Mint a QR consent link for a published notice; render ``/offline-consent/{token}`` on\n"
+            "Guard's origin as a QR code. ``label`` (where the code is deployed) is shown to staff only.\n"
+            "A create call: see ``idempotency_key`` on :meth:`create_dsr_request`."
+        ),
+    ),
+    # No Idempotency-Key in the contract: each session's clientSessionId makes a re-sync return its
+    # first result and write nothing, so the whole batch is safe to repeat.
+    Operation(
+        "syncOfflineCaptures",
+        "syncOfflineCaptures",
+        "POST",
+        "/api/v1/offline/captures",
+        API_KEY,
+        idempotent_by_contract=True,
+        params=(Param("sessions", BODY, SESSION_LIST, positional=True),),
+        doc=(
+            "Forward 1-200 capture sessions exactly as the enrolled devices built and signed them (for a\n"
+            "server fronting a fleet). Partial success is normal: read each result's ``status``\n"
+            "(``verified``, ``quarantined`` or ``rejected``, with a ``reason``). Safe to repeat."
+        ),
+    ),
+    Operation(
+        "createPosConsentRequest",
+        "createPosConsentRequest",
+        "POST",
+        "/api/v1/offline/pos",
+        API_KEY,
+        creates=True,
+        params=(
+            Param("noticeId", BODY),
+            Param("purpose", BODY),
+            Param("dataTypes", BODY, STRING_LIST),
+            Param("phone", BODY),
+        ),
+        doc=(
+            "Start a point-of-sale consent request for a phone number keyed in at a till. The answer is\n"
+            "not a consent: none exists until the customer confirms at ``/consent/{token}``. A create call."
+        ),
+    ),
+    Operation(
+        "recordIvrConsentArtifact",
+        "recordIvrConsentArtifact",
+        "POST",
+        "/api/v1/offline/ivr",
+        API_KEY,
+        creates=True,
+        params=(
+            Param("noticeId", BODY),
+            Param("partnerCallId", BODY),
+            Param("audioRecordingUri", BODY),
+            Param("transcript", BODY, optional=True),
+            Param("locale", BODY),
+            Param("dtmfSequence", BODY),
+            Param("callerNumberHash", BODY),
+            Param("capturedAt", BODY, "int"),
+            Param("partnerSignature", BODY),
+            Param("purpose", BODY),
+            Param("dataTypes", BODY, STRING_LIST),
+        ),
+        doc=(
+            "Store an IVR consent artefact from a telephony partner: a ``dtmf_sequence`` starting with\n"
+            "``1`` records a consent, anything else a refusal kept as evidence. A create call;\n"
+            "``partner_call_id`` also makes a resubmission return the original artefact."
+        ),
     ),
 )

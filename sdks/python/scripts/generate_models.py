@@ -47,7 +47,15 @@ INLINE_RESPONSE_NAMES = {
     "verifyConsentGate": "ConsentGateVerdict",
     "listConsentGateDecisions": "ConsentGateDecisionList",
     "listConsentGateBypassAlerts": "ConsentGateAlerts",
+    "syncOfflineCaptures": "OfflineCaptureSyncResult",
+    "createPosConsentRequest": "PosConsentRequest",
+    "recordIvrConsentArtifact": "IvrConsentArtifactResult",
+    "withdrawConsentByToken": "WithdrawalByTokenResult",
 }
+
+# Component schemas a method takes as an argument whole (not expanded into keyword arguments), so
+# they get a TypedDict too: a capture session passes through as the device signed it.
+INPUT_SCHEMAS = ("OfflineCaptureSession",)
 
 HEADER = '''"""Response types of guard-sdk, generated from contract/openapi/v1.yaml. Do not edit.
 
@@ -171,6 +179,8 @@ class Generator:
 
     def module(self) -> str:
         responses = self.response_types()
+        for name in INPUT_SCHEMAS:
+            self.render_object(name, self.schemas[name])
         info = self.document["info"]
         codes = self.schemas["ApiError"]["properties"]["code"]["x-guard-codes"]
         types = "\n".join(self.rendered.values())

@@ -114,6 +114,20 @@ def test_broker_token_stores_the_token() -> None:
     assert server.header("Authorization") == ["Bearer gk_live_secret", "Bearer tok-brokered"]
 
 
+def test_broker_token_sends_the_email_only_when_given() -> None:
+    token = {"accessToken": "tok-brokered", "expiresAt": 1, "tokenType": "Bearer"}
+    server = ScriptedServer(json_response(201, token), json_response(201, token))
+
+    async def scenario() -> None:
+        async with make_async_client(server, api_key="gk_live_secret") as client:
+            await client.broker_token("user-42", email="asha@example.com")
+            await client.broker_token("user-43")
+
+    run(scenario())
+    assert server.body(0) == {"externalId": "user-42", "email": "asha@example.com"}
+    assert server.body(1) == {"externalId": "user-43"}
+
+
 def test_cancelling_the_task_during_a_backoff_stops_the_call() -> None:
     server = ScriptedServer(unavailable(), json_response(200, {}))
 

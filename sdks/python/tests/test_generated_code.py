@@ -17,7 +17,7 @@ import yaml
 from conftest import CONTRACT, SDK_ROOT, ScriptedServer, json_response, make_async_client, make_client
 
 import guard
-from guard._operations import BODY, OPERATIONS, PATH, QUERY, STRING_LIST, Operation, Param
+from guard._operations import BODY, OPERATIONS, PATH, QUERY, SESSION_LIST, STRING_LIST, Operation, Param
 
 sys.path.insert(0, str(SDK_ROOT / "scripts"))
 import generate_clients
@@ -82,6 +82,8 @@ def sample(param: Param) -> Any:
         return ("email", "phone")  # any sequence; sent as a JSON array
     if param.annotation == "int":
         return 7
+    if param.annotation == SESSION_LIST:
+        return ({"clientSessionId": f"{param.name} value/ü"},)  # any sequence of dicts; sent as an array
     return f"{param.name} value/ü"
 
 
@@ -128,7 +130,8 @@ def test_both_clients_send_every_argument_where_the_table_says(operation: Operat
         elif param.where == QUERY:
             assert request_url.params[param.wire] == str(value)
         else:
-            assert body[param.wire] == (list(value) if param.annotation == STRING_LIST else value)
+            listed = param.annotation in (STRING_LIST, SESSION_LIST)
+            assert body[param.wire] == (list(value) if listed else value)
     body_fields = [param.wire for param in operation.params if param.where == BODY]
     assert (body is None) == (not body_fields)
     if body is not None:

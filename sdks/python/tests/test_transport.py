@@ -362,6 +362,18 @@ def test_broker_token_stores_the_token_for_principal_calls_and_set_access_token_
     assert server.header("Authorization") == ["Bearer gk_live_secret", "Bearer tok-brokered", "Bearer tok-from-app"]
 
 
+def test_broker_token_sends_the_email_only_when_given() -> None:
+    token = {"accessToken": "tok-brokered", "expiresAt": 1, "tokenType": "Bearer"}
+    server = ScriptedServer(json_response(201, token), json_response(201, token), json_response(201, token))
+    with make_client(server, api_key="gk_live_secret") as client:
+        client.broker_token("user-42", email="asha@example.com")
+        client.broker_token("user-43", email=None, request_options={"timeout": 5})
+        client.broker_token(external_id="user-44")
+    assert server.body(0) == {"externalId": "user-42", "email": "asha@example.com"}
+    assert server.body(1) == {"externalId": "user-43"}
+    assert server.body(2) == {"externalId": "user-44"}
+
+
 def test_a_principal_call_never_sends_the_service_key() -> None:
     server = ScriptedServer()
     with make_client(server, api_key="gk_live_secret", access_token="tok") as client:

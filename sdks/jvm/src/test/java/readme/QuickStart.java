@@ -21,7 +21,7 @@ public class QuickStart {
         .build()) {
       OrgSummary org = guard.getOrganization("acme-health");
 
-      guard.brokerToken("user-42");
+      guard.brokerToken("user-42", "asha@example.com");
       DsrRequest dsr = guard.createDsrRequest(new CreateDsrRequestInput(org.getOrgId(), DsrTypes.ERASURE));
       System.out.println("filed " + dsr.getRequestId());
 

@@ -19,7 +19,7 @@ fun main() {
 
             // Mint a short-lived token for your user; the client keeps it for principal calls,
             // and you hand token.accessToken to your app's client SDK.
-            val token = guard.brokerToken("user-42")
+            val token = guard.brokerToken("user-42", email = "asha@example.com")
             val dsr = guard.createDsrRequest(CreateDsrRequestInput(org.orgId, DsrTypes.ERASURE, "Please erase my account."))
             println("filed ${dsr.requestId}, due ${dsr.dueAt}")
 

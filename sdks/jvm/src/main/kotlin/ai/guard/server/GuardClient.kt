@@ -17,22 +17,32 @@ import ai.guard.server.models.ConsentStatus
 import ai.guard.server.models.ConsentStatusQuery
 import ai.guard.server.models.CreateDsrRequestInput
 import ai.guard.server.models.CreateGrievanceInput
+import ai.guard.server.models.CreateOfflineConsentLinkInput
 import ai.guard.server.models.DsrRequest
 import ai.guard.server.models.DsrRequestList
 import ai.guard.server.models.GateDecisionsQuery
 import ai.guard.server.models.Grievance
 import ai.guard.server.models.GrievanceList
+import ai.guard.server.models.IvrConsentArtifactInput
+import ai.guard.server.models.IvrConsentArtifactResult
 import ai.guard.server.models.LinkAnonymousConsentResult
 import ai.guard.server.models.Nomination
 import ai.guard.server.models.NominationInput
 import ai.guard.server.models.NominationRevocation
 import ai.guard.server.models.Notice
 import ai.guard.server.models.NoticeList
+import ai.guard.server.models.OfflineCaptureBatch
+import ai.guard.server.models.OfflineCaptureSession
+import ai.guard.server.models.OfflineCaptureSyncResult
+import ai.guard.server.models.OfflineConsentLink
 import ai.guard.server.models.OrgSummary
 import ai.guard.server.models.PageQuery
+import ai.guard.server.models.PosConsentRequest
+import ai.guard.server.models.PosConsentRequestInput
 import ai.guard.server.models.ConsentGateBypassAlert
 import ai.guard.server.models.ConsentGateDecision
 import ai.guard.server.models.RecordConsentInput
+import ai.guard.server.models.WithdrawalByTokenResult
 import kotlinx.serialization.DeserializationStrategy
 import kotlinx.serialization.SerializationException
 import kotlinx.serialization.builtins.nullable
@@ -169,6 +179,19 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
             options,
         )
 
+    /**
+     * Withdraws every consent an offline withdrawal token stands for (printed on a slip or read out
+     * after an offline, QR, POS or IVR consent; DPDP s.6(4)). No credential: the token is the proof.
+     * Idempotent (a repeat lists them under `alreadyWithdrawn`), so retried.
+     */
+    @JvmOverloads
+    public fun withdrawConsentByToken(withdrawalToken: String, options: RequestOptions = RequestOptions.NONE): WithdrawalByTokenResult =
+        request(
+            Op.post("/api/v1/offline/withdrawals", Credential.NONE, body("withdrawalToken", withdrawalToken), naturallyIdempotent = true),
+            WithdrawalByTokenResult.serializer(),
+            options,
+        )
+
     // ----- service API key ----------------------------------------------------------------------
 
     /**
@@ -177,9 +200,23 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
      * (it takes no idempotency key, and the token is a secret).
      */
     @JvmOverloads
-    public fun brokerToken(externalId: String, options: RequestOptions = RequestOptions.NONE): BrokeredToken {
+    public fun brokerToken(externalId: String, options: RequestOptions = RequestOptions.NONE): BrokeredToken =
+        brokerToken(externalId, null, options)
+
+    /**
+     * [brokerToken], also storing the user's [email] (contract 2.10.0), by which [recordConsent] and
+     * [getConsentStatus] find them: `brokerToken("user-42", email = "asha@example.com")`. A null
+     * [email] is left out of the request (the stored address stays as it is); naming an address
+     * another principal of the organisation holds moves it to this one.
+     */
+    @JvmOverloads
+    public fun brokerToken(externalId: String, email: String?, options: RequestOptions = RequestOptions.NONE): BrokeredToken {
+        val body = buildJsonObject {
+            put("externalId", JsonPrimitive(externalId))
+            if (email != null) put("email", JsonPrimitive(email))
+        }
         val token = request(
-            Op.post("/api/v1/auth/broker-token", Credential.API_KEY, body("externalId", externalId)),
+            Op.post("/api/v1/auth/broker-token", Credential.API_KEY, body),
             BrokeredToken.serializer(),
             options,
         )
@@ -255,6 +292,52 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
     @JvmOverloads
     public fun iterateGateAlerts(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<ConsentGateBypassAlert> =
         pages(page) { listGateAlerts(it, options).let { list -> list.alerts to list.nextCursor } }
+
+    // ----- offline and assisted capture (service API key) ----------------------------------------
+
+    /** Mints a QR consent link for a published notice; render `/offline-consent/{token}` as a QR code. A create call. */
+    @JvmOverloads
+    public fun createOfflineConsentLink(input: CreateOfflineConsentLinkInput, options: RequestOptions = RequestOptions.NONE): OfflineConsentLink =
+        request(
+            Op.post("/api/v1/offline-consent/links", Credential.API_KEY, GuardJson.encodeToJsonElement(CreateOfflineConsentLinkInput.serializer(), input), create = true),
+            OfflineConsentLink.serializer(),
+            options,
+        )
+
+    /**
+     * Forwards 1-200 capture sessions exactly as the enrolled devices signed them (for a server
+     * fronting a fleet). Partial success is normal: read each result's `status`. Retried like a read:
+     * a re-synced `clientSessionId` returns its first result and writes nothing.
+     */
+    @JvmOverloads
+    public fun syncOfflineCaptures(sessions: List<OfflineCaptureSession>, options: RequestOptions = RequestOptions.NONE): OfflineCaptureSyncResult =
+        request(
+            Op.post("/api/v1/offline/captures", Credential.API_KEY, GuardJson.encodeToJsonElement(OfflineCaptureBatch.serializer(), OfflineCaptureBatch(sessions)), naturallyIdempotent = true),
+            OfflineCaptureSyncResult.serializer(),
+            options,
+        )
+
+    /** Starts a point-of-sale consent request; not a consent until the customer confirms at `/consent/{token}`. A create call. */
+    @JvmOverloads
+    public fun createPosConsentRequest(input: PosConsentRequestInput, options: RequestOptions = RequestOptions.NONE): PosConsentRequest =
+        request(
+            Op.post("/api/v1/offline/pos", Credential.API_KEY, GuardJson.encodeToJsonElement(PosConsentRequestInput.serializer(), input), create = true),
+            PosConsentRequest.serializer(),
+            options,
+        )
+
+    /**
+     * Stores an IVR consent artefact from a telephony partner: a `dtmfSequence` starting with `1`
+     * records a consent, anything else a refusal kept as evidence. A create call; `partnerCallId` also
+     * makes a resubmission return the original artefact.
+     */
+    @JvmOverloads
+    public fun recordIvrConsentArtifact(input: IvrConsentArtifactInput, options: RequestOptions = RequestOptions.NONE): IvrConsentArtifactResult =
+        request(
+            Op.post("/api/v1/offline/ivr", Credential.API_KEY, GuardJson.encodeToJsonElement(IvrConsentArtifactInput.serializer(), input), create = true),
+            IvrConsentArtifactResult.serializer(),
+            options,
+        )
 
     // ----- principal access token ---------------------------------------------------------------
 

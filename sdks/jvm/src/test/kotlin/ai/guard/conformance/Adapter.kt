@@ -240,7 +240,8 @@ private val ARITY = mapOf(
     "brokerToken" to 1, "linkAnonymousConsent" to 1, "listDsrRequests" to 0, "createDsrRequest" to 1, "listGrievances" to 0,
     "createGrievance" to 1, "getNomination" to 0, "upsertNomination" to 1, "revokeNomination" to 0, "recordConsent" to 1,
     "getConsent" to 1, "withdrawConsent" to 1, "getConsentStatus" to 1, "verifyConsent" to 1, "listGateDecisions" to 1,
-    "listGateAlerts" to 0,
+    "listGateAlerts" to 0, "createOfflineConsentLink" to 1, "syncOfflineCaptures" to 1, "createPosConsentRequest" to 1,
+    "recordIvrConsentArtifact" to 1, "withdrawConsentByToken" to 1,
 )
 
 private fun auditInput(value: JsonElement): AuditHashInput {
@@ -289,6 +290,8 @@ private fun helper(name: String, args: List<JsonElement>): JsonElement? = when (
     }
     "canonicalizeAuditEvent" -> JsonPrimitive(canonicalizeAuditEvent(auditInput(args[0])))
     "computeAuditHash" -> JsonPrimitive(computeAuditHash(string(args, 0), auditInput(args.getOrNull(1) ?: throw StepFailure("argument 2 is missing"))))
+    "canonicalizeCaptureArtifact" -> JsonPrimitive(ai.guard.server.canonicalizeCaptureArtifact(args.getOrNull(0)?.jsonObject ?: throw StepFailure("argument 1 is missing")))
+    "verifyCaptureSignature" -> JsonPrimitive(ai.guard.server.verifyCaptureSignature(string(args, 0), string(args, 1), string(args, 2)))
     else -> null
 }
 
@@ -365,6 +368,29 @@ private fun callSdk(step: JsonObject, scope: Scope): JsonElement {
             )
         }
         "listGateAlerts" -> encode(ai.guard.server.models.ConsentGateAlertList.serializer(), client.listGateAlerts(options))
+        "createOfflineConsentLink" -> encode(
+            ai.guard.server.models.OfflineConsentLink.serializer(),
+            client.createOfflineConsentLink(decode(ai.guard.server.models.CreateOfflineConsentLinkInput.serializer(), args[0], "CreateOfflineConsentLinkInput"), options),
+        )
+        "syncOfflineCaptures" -> encode(
+            ai.guard.server.models.OfflineCaptureSyncResult.serializer(),
+            client.syncOfflineCaptures(
+                decode(kotlinx.serialization.builtins.ListSerializer(ai.guard.server.models.OfflineCaptureSession.serializer()), args[0], "list of OfflineCaptureSession"),
+                options,
+            ),
+        )
+        "createPosConsentRequest" -> encode(
+            ai.guard.server.models.PosConsentRequest.serializer(),
+            client.createPosConsentRequest(decode(ai.guard.server.models.PosConsentRequestInput.serializer(), args[0], "PosConsentRequestInput"), options),
+        )
+        "recordIvrConsentArtifact" -> encode(
+            ai.guard.server.models.IvrConsentArtifactResult.serializer(),
+            client.recordIvrConsentArtifact(decode(ai.guard.server.models.IvrConsentArtifactInput.serializer(), args[0], "IvrConsentArtifactInput"), options),
+        )
+        "withdrawConsentByToken" -> encode(
+            ai.guard.server.models.WithdrawalByTokenResult.serializer(),
+            client.withdrawConsentByToken(string(args, 0), options),
+        )
         else -> throw StepFailure("unknown method $call")
     }
 }

@@ -66,6 +66,21 @@ class ClientTest {
     }
 
     @Test
+    fun `brokerToken sends the email only when given`() {
+        val transport = FakeTransport(answer(201, TOKEN), answer(201, TOKEN), answer(201, TOKEN), answer(201, TOKEN))
+        val client = fakeClient(transport)
+        client.brokerToken("user-42", email = "asha@example.com")
+        client.brokerToken("user-43", "ravi@example.com", RequestOptions.builder().header("X-Trace", "t1").build())
+        client.brokerToken("user-44", email = null)
+        client.brokerToken("user-45", RequestOptions.NONE)
+        assertEquals("""{"externalId":"user-42","email":"asha@example.com"}""", transport.body(0))
+        assertEquals("""{"externalId":"user-43","email":"ravi@example.com"}""", transport.body(1))
+        assertEquals("t1", transport.header(1, "x-trace"))
+        assertEquals("""{"externalId":"user-44"}""", transport.body(2))
+        assertEquals("""{"externalId":"user-45"}""", transport.body(3))
+    }
+
+    @Test
     fun `missing credentials fail before any network call`() {
         val transport = FakeTransport()
         val noKey = GuardClient.builder().baseUrl("https://guard.test").transport(transport).build()

@@ -27,6 +27,17 @@ import ai.guard.server.models.Notice
 import ai.guard.server.models.NoticeList
 import ai.guard.server.models.OrgSummary
 import ai.guard.server.models.RecordConsentInput
+import ai.guard.server.models.CreateOfflineConsentLinkInput
+import ai.guard.server.models.IvrConsentArtifactInput
+import ai.guard.server.models.IvrConsentArtifactResult
+import ai.guard.server.models.OfflineCaptureBatch
+import ai.guard.server.models.OfflineCapturePurposeGrant
+import ai.guard.server.models.OfflineCaptureSession
+import ai.guard.server.models.OfflineCaptureSyncResult
+import ai.guard.server.models.OfflineConsentLink
+import ai.guard.server.models.PosConsentRequest
+import ai.guard.server.models.PosConsentRequestInput
+import ai.guard.server.models.WithdrawalByTokenResult
 import kotlinx.serialization.KSerializer
 import kotlinx.serialization.builtins.nullable
 import kotlinx.serialization.descriptors.PrimitiveKind
@@ -140,6 +151,11 @@ class ContractTest {
         Triple("verifyConsentGate", "200", ConsentGateVerdict.serializer()),
         Triple("listConsentGateDecisions", "200", ConsentGateDecisionList.serializer()),
         Triple("listConsentGateBypassAlerts", "200", ConsentGateAlertList.serializer()),
+        Triple("createOfflineConsentLink", "201", OfflineConsentLink.serializer()),
+        Triple("syncOfflineCaptures", "200", OfflineCaptureSyncResult.serializer()),
+        Triple("createPosConsentRequest", "201", PosConsentRequest.serializer()),
+        Triple("recordIvrConsentArtifact", "201", IvrConsentArtifactResult.serializer()),
+        Triple("withdrawConsentByToken", "200", WithdrawalByTokenResult.serializer()),
     )
 
     private val requestModels: List<Pair<String, KSerializer<*>>> = listOf(
@@ -148,6 +164,10 @@ class ContractTest {
         "createGrievance" to CreateGrievanceInput.serializer(),
         "upsertNomination" to NominationInput.serializer(),
         "recordConsent" to RecordConsentInput.serializer(),
+        "createOfflineConsentLink" to CreateOfflineConsentLinkInput.serializer(),
+        "syncOfflineCaptures" to OfflineCaptureBatch.serializer(),
+        "createPosConsentRequest" to PosConsentRequestInput.serializer(),
+        "recordIvrConsentArtifact" to IvrConsentArtifactInput.serializer(),
     )
 
     @TestFactory
@@ -333,6 +353,16 @@ class ContractTest {
         Expected("verifyConsentGate", { it.verifyConsent("cns_1") }, """{"decision":"allow","reason":"consent_active","consentId":"cns_1"}"""),
         Expected("listConsentGateDecisions", { it.listGateDecisions(GateDecisionsQuery(5)) }, """{"decisions":[],"nextCursor":null}"""),
         Expected("listConsentGateBypassAlerts", { it.listGateAlerts() }, """{"alerts":[],"windowMs":1,"denyThreshold":3,"nextCursor":null}"""),
+        Expected("createOfflineConsentLink", { it.createOfflineConsentLink(CreateOfflineConsentLinkInput("ntc_1", "p", listOf("e"), "Counter 3")) }, """{"linkId":"olk_1","token":"t"}""", 201),
+        Expected("syncOfflineCaptures", { it.syncOfflineCaptures(listOf(session)) }, """{"results":[{"clientSessionId":"s","status":"verified","consentIds":[]}]}"""),
+        Expected("createPosConsentRequest", { it.createPosConsentRequest(PosConsentRequestInput("ntc_1", "p", listOf("phone"), "+91 98765 43210")) }, """{"requestId":"pos_1","token":"t","expiresAt":1}""", 201),
+        Expected("recordIvrConsentArtifact", { it.recordIvrConsentArtifact(IvrConsentArtifactInput("ntc_1", "call", "s3://r", "en", "1", "h", 1, "sig", "p", listOf("phone"), "transcript")) }, """{"artifactId":"ivr_1","accepted":true,"consentId":"cns_1"}""", 201),
+        Expected("withdrawConsentByToken", { it.withdrawConsentByToken("wdt_1") }, """{"withdrawn":[],"alreadyWithdrawn":[]}"""),
+    )
+
+    private val session = OfflineCaptureSession(
+        "s", "dev_1", "ntc_1", 1, "en", "agent_app", 1, "sig", listOf("e"),
+        listOf(OfflineCapturePurposeGrant("p", "P", "non_essential", "opt_in")),
     )
 
     @Test
@@ -344,7 +374,7 @@ class ContractTest {
         // The page walkers are each a list method's companion (PagingTest), not calls of their own.
         val walkers = clientMethods.filter { it.startsWith("iterate") }.toSet()
         assertEquals(setOf("iterateNotices", "iterateDsrRequests", "iterateGrievances", "iterateGateDecisions", "iterateGateAlerts"), walkers)
-        assertEquals(21, (clientMethods - walkers).size, "client methods: $clientMethods")
+        assertEquals(26, (clientMethods - walkers).size, "client methods: $clientMethods")
         assertEquals((clientMethods - walkers).size, calls.size)
     }
 

@@ -10,6 +10,7 @@ import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
 import org.junit.jupiter.api.TestFactory
@@ -99,6 +100,28 @@ class VectorsTest {
                     }
                     else -> throw AssertionError("unknown scheme $scheme")
                 }
+            }
+        }
+    }
+
+    @TestFactory
+    fun captureArtifact(): List<DynamicTest> {
+        val keys = readJson("contract/vectors/capture-artifact.json").jsonObject.getValue("testKeys").jsonObject
+        return cases("capture-artifact.json").map { case ->
+            DynamicTest.dynamicTest("capture-artifact ${case.getValue("id").str}") {
+                val input = case.getValue("input").jsonObject
+                val session = input.getValue("session").jsonObject
+                val error = case["error"]?.jsonObject
+                if (error != null) {
+                    val thrown = assertThrows(CaptureArtifactError::class.java) { canonicalizeCaptureArtifact(session) }
+                    assertEquals(error.getValue("code").str to error.getValue("field").str, thrown.code to thrown.field)
+                    return@dynamicTest
+                }
+                val canonical = canonicalizeCaptureArtifact(session)
+                assertEquals(case.getValue("canonical").str, canonical, "canonical")
+                assertEquals(case.getValue("canonicalUtf8Hex").str, hex(canonical.toByteArray(Charsets.UTF_8)), "canonicalUtf8Hex")
+                val key = keys.getValue(input.getValue("publicKey").str).jsonObject.getValue("publicKeySpkiBase64").str
+                assertEquals(case.getValue("result").str == "valid", verifyCaptureSignature(key, canonical, input.getValue("signature").str), "verify")
             }
         }
     }

@@ -118,3 +118,103 @@ public data class PageQuery @JvmOverloads constructor(public val limit: Int? = n
         public val FIRST: PageQuery = PageQuery()
     }
 }
+
+// ----- offline and assisted capture (contract 2.14.0) -----------------------------------------------
+
+/** The `channel` values of a device and of a capture session. */
+public object CaptureChannels {
+    public const val QR: String = "qr"
+    public const val AGENT_APP: String = "agent_app"
+    public const val POS: String = "pos"
+    public const val ASYNC_LINK: String = "async_link"
+    public const val IVR: String = "ivr"
+}
+
+/** Body of `createOfflineConsentLink`: a QR link for a published notice. */
+@Serializable
+public data class CreateOfflineConsentLinkInput @JvmOverloads constructor(
+    public val noticeId: String,
+    public val purpose: String,
+    public val dataTypes: List<String>,
+    /** Where the link or QR code is deployed (e.g. "Mumbai Branch - Counter 3"); shown to staff only. */
+    public val label: String? = null,
+)
+
+/** One purpose a capture session showed the principal; only [purposeKey] and [status] are signed. */
+@Serializable
+public data class OfflineCapturePurposeGrant(
+    public val purposeKey: String,
+    public val purposeLabel: String,
+    /** `essential` or `non_essential`. */
+    public val category: String,
+    /** `opt_in` or `opt_out`. */
+    public val status: String,
+)
+
+/** The identity handle a principal can later withdraw by; [value] is signed raw. */
+@Serializable
+public data class OfflinePrincipalHandle(
+    /** `phone_hash`, `uhid`, `cbs_ref` or `none`. */
+    public val kind: String,
+    public val value: String,
+)
+
+/**
+ * `OfflineCaptureSession`: one consent interaction as an enrolled device built and signed it. A server
+ * fronting a fleet forwards it unchanged (decode the device's JSON into this class; unsigned fields it
+ * lacks do not affect the signature). [deviceSignature] is base64 of the raw 64-byte `r‖s`.
+ */
+@Serializable
+public data class OfflineCaptureSession @JvmOverloads constructor(
+    public val clientSessionId: String,
+    public val deviceId: String,
+    public val noticeId: String,
+    public val noticeVersion: Long,
+    public val noticeLocale: String,
+    /** One of [CaptureChannels]. */
+    public val channel: String,
+    /** Device clock at capture, epoch ms. */
+    public val capturedAtClient: Long,
+    public val deviceSignature: String,
+    public val dataTypes: List<String>,
+    public val purposeGrants: List<OfflineCapturePurposeGrant>,
+    public val principalHandle: OfflinePrincipalHandle? = null,
+    /** Set for QR-originated captures only. */
+    public val linkId: String? = null,
+)
+
+/** Body of `syncOfflineCaptures`. */
+@Serializable
+internal data class OfflineCaptureBatch(public val sessions: List<OfflineCaptureSession>)
+
+/** Body of `createPosConsentRequest`: the phone number as keyed in at the till. */
+@Serializable
+public data class PosConsentRequestInput(
+    public val noticeId: String,
+    public val purpose: String,
+    public val dataTypes: List<String>,
+    /** Must contain at least one digit; Guard keeps only a keyed hash of it. */
+    public val phone: String,
+)
+
+/** Body of `recordIvrConsentArtifact` (the contract's `IvrConsentArtifact`), from a telephony partner. */
+@Serializable
+public data class IvrConsentArtifactInput @JvmOverloads constructor(
+    public val noticeId: String,
+    /** The partner's id for the call; a resubmission returns the original artefact. */
+    public val partnerCallId: String,
+    public val audioRecordingUri: String,
+    /** A language the notice has content for (`hi-IN` matches `hi`). */
+    public val locale: String,
+    /** Beginning with `1`: acceptance (a consent); anything else a refusal, kept as evidence. */
+    public val dtmfSequence: String,
+    /** Hashed by the partner; Guard never receives the number. */
+    public val callerNumberHash: String,
+    /** Epoch ms of the call. */
+    public val capturedAt: Long,
+    /** Kept verbatim as an assertion of origin; Guard does not verify it. */
+    public val partnerSignature: String,
+    public val purpose: String,
+    public val dataTypes: List<String>,
+    public val transcript: String? = null,
+)

@@ -321,3 +321,73 @@ public data class ConsentGateAlertList @JvmOverloads constructor(
     /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. Added in contract 1.8.0. */
     public val nextCursor: String? = null,
 )
+
+/** `OfflineConsentLink`: render `/offline-consent/{token}` on Guard's origin as a QR code. */
+@Serializable
+public data class OfflineConsentLink @JvmOverloads constructor(
+    public val linkId: String,
+    /** Shown once; Guard keeps only its hash. */
+    public val token: String,
+    /** The absolute URL of the link's page, `<origin>/offline-consent/<token>`: render it as the QR code (contract 2.14.0). */
+    public val url: String? = null,
+)
+
+/** `OfflineCaptureResult`: the outcome of one synced session. */
+@Serializable
+public data class OfflineCaptureResult @JvmOverloads constructor(
+    public val clientSessionId: String,
+    /** `verified` (consent recorded), `quarantined` (kept as evidence, no consent) or `rejected`. */
+    public val status: String,
+    public val consentId: String? = null,
+    /** For a session that is not verified: `unknown_device`, `device_revoked`, `signature_mismatch`, `clock_skew`, `notice_unpublished`, `notice_superseded` or `invalid_session`. */
+    public val reason: String? = null,
+    /** Hand it to the principal: it is what makes the consent withdrawable (DPDP s.6(4)). */
+    public val withdrawalToken: String? = null,
+    /** Every consent the session gave, one per `opt_in` purpose (contract 2.14.0). */
+    public val consentIds: List<String>? = null,
+) {
+    /** True when [status] is `verified`. */
+    public val isVerified: Boolean get() = status == "verified"
+}
+
+/** `{ results }` of `syncOfflineCaptures`: one per session, in the order sent. Partial success is normal. */
+@Serializable
+public data class OfflineCaptureSyncResult(public val results: List<OfflineCaptureResult>)
+
+/** A pending point-of-sale request: not a consent until the customer confirms at `/consent/{token}`. */
+@Serializable
+public data class PosConsentRequest @JvmOverloads constructor(
+    public val requestId: String,
+    public val token: String,
+    /** Epoch ms after which the request expires unanswered (72 hours). */
+    public val expiresAt: Long,
+    /** The confirmation page for the receipt (contract 2.14.0). */
+    public val url: String? = null,
+)
+
+/** The stored IVR artefact: [accepted] with its consent, or a refusal kept as evidence. */
+@Serializable
+public data class IvrConsentArtifactResult @JvmOverloads constructor(
+    public val artifactId: String,
+    public val accepted: Boolean,
+    /** The consent recorded on acceptance; null on a refusal. */
+    public val consentId: String? = null,
+    /** On acceptance: read it out to the caller, who withdraws with it. */
+    public val withdrawalToken: String? = null,
+)
+
+/** One consent a withdrawal token's use withdrew. */
+@Serializable
+public data class WithdrawnConsent(
+    public val consentId: String,
+    public val purpose: String,
+    public val noticeId: String,
+    public val withdrawnAt: Long,
+)
+
+/** The answer to `withdrawConsentByToken`: withdrawn now, and already withdrawn before. */
+@Serializable
+public data class WithdrawalByTokenResult(
+    public val withdrawn: List<WithdrawnConsent>,
+    public val alreadyWithdrawn: List<String>,
+)

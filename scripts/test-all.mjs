@@ -254,6 +254,14 @@ const SUITES = [
       },
     ],
   },
+  // docs/getting-started.md run as written, with curl and each server SDK, against the demo: after
+  // the SDK suites, whose venv (Python) and local Maven repository (JVM) its examples use.
+  nodeTestSuite({
+    id: "getting-started",
+    title: "getting started (docs)",
+    dir: "docs/test",
+    env: serverEnv("pglite"),
+  }),
   {
     id: "conformance",
     title: "SDK conformance",

@@ -68,8 +68,15 @@ export default tseslint.config(
   {
     // Domain rules and stores: no HTTP, no Fastify types, no route module; failures are lib/failure.ts's.
     files: DOMAINS.map((d) => `server/src/${d}/**/*.ts`),
-    // A domain with sub-areas (offline/) keeps each one's routes in <area>/routes.ts.
-    ignores: ["server/src/*/routes.ts", "server/src/*/*/routes.ts"],
+    // A domain with sub-areas (offline/) keeps each one's routes in <area>/routes.ts; its
+    // server-rendered principal pages are HTTP edge code too (<area>/page.ts, and their toolkit
+    // offline/pages/: the HTML counterpart of a route module).
+    ignores: [
+      "server/src/*/routes.ts",
+      "server/src/*/*/routes.ts",
+      "server/src/*/*/page.ts",
+      "server/src/offline/pages/**/*.ts",
+    ],
     rules: {
       "no-restricted-imports": [
         "error",

@@ -16,6 +16,7 @@ import { loadBannerScript, type BannerScript } from "./banner/script.js";
 import { registerBannerScript } from "./web/banner-script.js";
 import { loadDashboard, registerDashboard, type DashboardBuild } from "./web/dashboard.js";
 import { registerDemoShop } from "./web/demo-shop.js";
+import { registerOfflinePages } from "./offline/pages/modules.js";
 
 /** What every route module receives: the frame's context and the domains' shared services. */
 export interface AppContext extends RouteContext {
@@ -67,6 +68,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     });
     if (context.bannerScript) registerBannerScript(app, context.bannerScript);
     if (options.demoShop) registerDemoShop(app);
+    // The offline domain's principal-facing pages (QR link, POS request, withdrawal): offline/pages/.
+    registerOfflinePages(app, context);
     const dashboard = options.dashboard === null ? undefined : (options.dashboard ?? loadDashboard());
     if (dashboard) registerDashboard(app, dashboard);
     app.addHook("onClose", () => invalidations.close());

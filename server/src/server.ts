@@ -8,6 +8,7 @@ import { openDatabase, type Database } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
 import { startIdempotencyPurge } from "./http/idempotency-purge.js";
 import { systemClock, type Clock } from "./lib/clock.js";
+import { startPosExpirySweep } from "./offline/pos/expiry.js";
 import { startRightsClockSweep } from "./rights/clocks.js";
 import { ROUTE_MODULES } from "./routes.js";
 import { SecretBox } from "./webhooks/secret-box.js";
@@ -69,6 +70,12 @@ export async function startServer(
       clock,
       onError: (error) => app.serviceLog.error({ err: error }, "idempotency key purge failed"),
     });
+    // Moves unanswered POS requests past their 72 hours into the staff queue (offline/pos/expiry.ts).
+    const posExpirySweep = startPosExpirySweep({
+      db,
+      clock,
+      onError: (error) => app.serviceLog.error({ err: error }, "POS request expiry sweep failed"),
+    });
     let stopping: Promise<void> | undefined;
     const server: RunningServer = {
       app,
@@ -78,6 +85,7 @@ export async function startServer(
         stopping ??= (async () => {
           await rightsClockSweep.stop();
           await idempotencyPurge.stop();
+          await posExpirySweep.stop();
           await webhookWorker.stop();
           await app.close();
           // After the last request, so what it queued is linked before the database closes.

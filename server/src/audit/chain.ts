@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { afterCommit, type Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
-import { queueEntry } from "./store.js";
+import { queueEntries, queueEntry } from "./store.js";
 
 /** prev_hash of the first entry of every chain. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -89,4 +89,30 @@ export async function appendAuditEntry(
   });
   afterCommit(tx, wakeSequencers);
   return { entryRef };
+}
+
+/**
+ * Queues several entries of one organisation through `tx` in a fixed number of statements (for a
+ * writer that records a batch, such as a synced batch of offline captures); their references, in
+ * the order given. Linked by the sequencer once `tx` has committed, as appendAuditEntry's are.
+ */
+export async function appendAuditEntries(
+  tx: Queryable,
+  organizationId: string,
+  inputs: readonly Omit<AuditEntryInput, "organizationId">[],
+  now: number,
+): Promise<QueuedEntry[]> {
+  if (inputs.length === 0) return [];
+  const refs = await queueEntries(
+    tx,
+    organizationId,
+    inputs.map((input) => ({
+      entryType: input.entryType,
+      subjectId: input.subjectId,
+      payload: canonicalJson(input.payload),
+      createdAt: now,
+    })),
+  );
+  afterCommit(tx, wakeSequencers);
+  return refs.map((entryRef) => ({ entryRef }));
 }

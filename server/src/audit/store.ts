@@ -50,6 +50,39 @@ export async function queueEntry(
   return queued!.entry_ref;
 }
 
+/**
+ * Queues several entries of one organisation in two statements, whatever their number (a synced
+ * batch of offline captures queues one per session); their references, in the order given. The
+ * references are drawn from the sequence first, so the order does not rest on RETURNING's.
+ */
+export async function queueEntries(
+  tx: Queryable,
+  organizationId: string,
+  entries: readonly Omit<QueuedAuditEntry, "entryRef">[],
+): Promise<number[]> {
+  if (entries.length === 0) return [];
+  const refs = await tx.query<{ entry_ref: number }>(
+    "SELECT nextval('audit_entry_refs') AS entry_ref FROM generate_series(1, $1)",
+    [entries.length],
+  );
+  const entryRefs = refs.map((row) => Number(row.entry_ref));
+  await tx.query(
+    `INSERT INTO audit_queue (organization_id, entry_ref, entry_type, subject_id, payload, created_at)
+     SELECT $1, e.entry_ref, e.entry_type, e.subject_id, e.payload, e.created_at
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+         AS e(entry_ref, entry_type, subject_id, payload, created_at)`,
+    [
+      organizationId,
+      entryRefs,
+      entries.map((e) => e.entryType),
+      entries.map((e) => e.subjectId),
+      entries.map((e) => e.payload),
+      entries.map((e) => e.createdAt),
+    ],
+  );
+  return entryRefs;
+}
+
 /** Organisations with queued entries, up to `limit` of them. */
 export async function organizationsWithQueuedEntries(db: Queryable, limit: number): Promise<string[]> {
   const found = await db.query<{ organization_id: string }>(

@@ -12,6 +12,11 @@ import { consentEvidence } from "./evidence/consent.js";
 import { parentalEvidence } from "./evidence/parental.js";
 import { rightsEvidence } from "./evidence/rights.js";
 import { organizationSettingsEvidence, responsePeriodsEvidence } from "./evidence/settings.js";
+import { offlineCaptureEvidence } from "./evidence/offline-captures.js";
+import { offlineDeviceEvidence } from "./evidence/offline-devices.js";
+import { offlineLinkEvidence } from "./evidence/offline-links.js";
+import { offlineIvrEvidence } from "./evidence/offline-ivr.js";
+import { offlinePosEvidence } from "./evidence/offline-pos.js";
 import { Findings, type AuditProblem } from "./findings.js";
 import type { AuditKeys } from "./keys.js";
 import { linkQueuedOf } from "./sequencer.js";
@@ -26,6 +31,11 @@ const EVIDENCE: readonly EvidenceKind[] = [
   rightsEvidence,
   responsePeriodsEvidence,
   organizationSettingsEvidence,
+  offlineDeviceEvidence,
+  offlineCaptureEvidence,
+  offlineLinkEvidence,
+  offlineIvrEvidence,
+  offlinePosEvidence,
 ];
 
 /** Every entry type a writer may append; an entry of any other type is reported. */

@@ -100,8 +100,10 @@ export const CAPABILITIES = {
     operations: ["listCrossBorderTransfers"],
   },
   offline_consent_links: {
-    description: "Creating offline consent links and QR codes (POST /api/v1/offline-consent/links).",
-    operations: ["createOfflineConsentLink"],
+    description:
+      "Creating offline consent links and QR codes (POST /api/v1/offline-consent/links), and the " +
+      "staff list and disabling of links.",
+    operations: ["createOfflineConsentLink", "listOfflineConsentLinks", "disableOfflineConsentLink"],
   },
   offline_consent_bridge: {
     description:
@@ -111,11 +113,26 @@ export const CAPABILITIES = {
   },
   offline_agent_capture: {
     description: "Signed captures from enrolled agent devices (POST /api/v1/offline/captures).",
-    operations: ["syncOfflineCaptures"],
+    operations: [
+      "syncOfflineCaptures",
+      "listDevices",
+      "enrollDevice",
+      "revokeDevice",
+      "listOfflineCaptures",
+      "releaseOfflineCapture",
+      "rejectOfflineCapture",
+    ],
   },
   offline_async_consent: {
-    description: "Point-of-sale and IVR consent (POST /api/v1/offline/pos, POST /api/v1/offline/ivr).",
-    operations: ["createPosConsentRequest", "recordIvrConsentArtifact"],
+    description:
+      "Point-of-sale and IVR consent (POST /api/v1/offline/pos, POST /api/v1/offline/ivr), the " +
+      "point-of-sale page /consent/{token} and its staff queue.",
+    operations: [
+      "createPosConsentRequest",
+      "recordIvrConsentArtifact",
+      "listPosConsentRequests",
+      "closePosConsentRequest",
+    ],
   },
   dsr_statutory_denial: {
     description:

@@ -13,7 +13,7 @@ import { newId } from "../lib/ids.js";
 import { currentItemization } from "../notices/published-cache.js";
 import { publishedVersionNumbers, versionItemization } from "../notices/store.js";
 import { isTrackingPurpose, isVerifiedChild, type ItemizedEntry } from "./children.js";
-import { recordConsentEvent } from "./events.js";
+import { recordConsentEvent, recordConsentsGiven } from "./events.js";
 import {
   auditInputOf,
   withExternalId,
@@ -25,6 +25,7 @@ import {
 import {
   findStoredConsent,
   insertConsent,
+  insertConsents,
   listActiveLinkedConsents,
   listStoredConsentsOfPrincipal,
   lockActiveConsent,
@@ -149,6 +150,59 @@ export async function giveConsent(
   }
   await recordConsentEvent(tx, consent, "given", now);
   return consent;
+}
+
+/**
+ * giveConsent for several consents of one organisation, written as batches (a synced batch of
+ * offline captures gives hundreds at once): one multi-row insert, then their events, chain entries
+ * and webhook events in a fixed number of statements. A consent the insert refuses (its holder has
+ * an active one to the notice and purpose) goes through giveConsent, which resolves it the usual
+ * way. Returns the consents in the order given.
+ */
+export async function giveConsents(
+  tx: Queryable,
+  deps: ConsentDeps,
+  organizationId: string,
+  inputs: readonly Omit<GiveConsentInput, "organizationId">[],
+  now: number,
+): Promise<Consent[]> {
+  const consents: Consent[] = inputs.map((input) => {
+    const fields = {
+      organizationId,
+      noticeId: input.notice.noticeId,
+      noticeVersion: input.notice.version,
+      purpose: input.purpose,
+      dataTypes: input.dataTypes,
+      givenAt: now,
+      source: input.source,
+    };
+    return {
+      ...fields,
+      consentId: newId("cns"),
+      principalId: input.holder.kind === "principal" ? input.holder.principalId : null,
+      externalId: input.holder.kind === "principal" ? input.holder.externalId : null,
+      anonymousId: input.holder.kind === "guest" ? input.holder.anonymousId : null,
+      withdrawnAt: null,
+      withdrawalReason: null,
+      ...auditHashNow(deps.auditKeys, auditInputOf(fields)),
+    };
+  });
+  const inserted = await insertConsents(tx, consents);
+  await recordConsentsGiven(
+    tx,
+    organizationId,
+    consents.filter((consent) => inserted.has(consent.consentId)),
+    now,
+  );
+  const given: Consent[] = [];
+  for (const [i, consent] of consents.entries()) {
+    given.push(
+      inserted.has(consent.consentId)
+        ? consent
+        : await giveConsent(tx, deps, { ...inputs[i]!, organizationId }, now),
+    );
+  }
+  return given;
 }
 
 /** Marks an active consent withdrawn and records the event; returns the consent as it now stands. */

@@ -2,19 +2,20 @@
 // carrying the contract audit hash of the consent as it stood after the event, and one entry in
 // the organisation's audit chain; given and withdrawn also go to the webhook outbox. All three are
 // written through the caller's transaction, together with the change itself.
-import { appendAuditEntry } from "../audit/chain.js";
+import { appendAuditEntries, appendAuditEntry } from "../audit/chain.js";
 import { checkAuditHash, type AuditKeys } from "../audit/keys.js";
 import type { AuditProblem } from "../audit/findings.js";
 import { chainEntriesAtRefs } from "../audit/store.js";
 import type { Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
-import { enqueueEvent } from "../webhooks/outbox.js";
+import { enqueueEvent, enqueueEvents } from "../webhooks/outbox.js";
 import { auditInputOf, type Consent } from "./model.js";
 import {
   consentEventsAtRefs,
   consentEventsOf,
   insertConsentEvent,
+  insertConsentEvents,
   pageConsentEventRefs,
   pageConsents,
   type ConsentEvent,
@@ -44,7 +45,68 @@ export async function recordConsentEvent(
   eventType: ConsentEventType,
   now: number,
 ): Promise<void> {
-  const event: ConsentEvent = {
+  const event = eventOf(consent, eventType, now);
+  const { entryRef } = await appendAuditEntry(
+    tx,
+    {
+      organizationId: consent.organizationId,
+      entryType: `consent.${eventType}`,
+      subjectId: consent.consentId,
+      payload: chainPayload(event),
+    },
+    now,
+  );
+  await insertConsentEvent(tx, consent.organizationId, event, entryRef);
+  if (eventType === "linked") return;
+  await enqueueEvent(
+    tx,
+    {
+      organizationId: consent.organizationId,
+      eventType: `consent.${eventType}`,
+      payload: webhookPayloadOf(consent, eventType),
+    },
+    now,
+  );
+}
+
+/**
+ * recordConsentEvent(…, "given", now) for several new consents of one organisation, in a fixed
+ * number of statements: the same events, chain entries and webhook events, written as batches.
+ */
+export async function recordConsentsGiven(
+  tx: Queryable,
+  organizationId: string,
+  consents: readonly Consent[],
+  now: number,
+): Promise<void> {
+  if (consents.length === 0) return;
+  const events = consents.map((consent) => eventOf(consent, "given", now));
+  const entries = await appendAuditEntries(
+    tx,
+    organizationId,
+    events.map((event) => ({
+      entryType: "consent.given",
+      subjectId: event.consentId,
+      payload: chainPayload(event),
+    })),
+    now,
+  );
+  await insertConsentEvents(
+    tx,
+    organizationId,
+    events.map((event, i) => ({ event, auditRef: entries[i]!.entryRef })),
+  );
+  await enqueueEvents(
+    tx,
+    organizationId,
+    consents.map((consent) => ({ eventType: "consent.given", payload: webhookPayloadOf(consent, "given") })),
+    now,
+  );
+}
+
+/** The event row of a consent's change: the consent as it stands after it. */
+function eventOf(consent: Consent, eventType: ConsentEventType, now: number): ConsentEvent {
+  return {
     eventId: newId("cev"),
     eventType,
     occurredAt: now,
@@ -61,18 +123,10 @@ export async function recordConsentEvent(
     auditHash: consent.auditHash,
     auditKeyVersion: consent.auditKeyVersion,
   };
-  const { entryRef } = await appendAuditEntry(
-    tx,
-    {
-      organizationId: consent.organizationId,
-      entryType: `consent.${eventType}`,
-      subjectId: consent.consentId,
-      payload: chainPayload(event),
-    },
-    now,
-  );
-  await insertConsentEvent(tx, consent.organizationId, event, entryRef);
-  if (eventType === "linked") return;
+}
+
+/** The webhook payload of a given or withdrawn consent. */
+function webhookPayloadOf(consent: Consent, eventType: ConsentEventType): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     consentId: consent.consentId,
     noticeId: consent.noticeId,
@@ -87,11 +141,7 @@ export async function recordConsentEvent(
     payload.withdrawnAt = consent.withdrawnAt;
     payload.reason = consent.withdrawalReason;
   }
-  await enqueueEvent(
-    tx,
-    { organizationId: consent.organizationId, eventType: `consent.${eventType}`, payload },
-    now,
-  );
+  return payload;
 }
 
 // ----- Verification (guard audit verify) -----------------------------------------------------------

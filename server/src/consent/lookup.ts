@@ -66,7 +66,7 @@ export interface PrincipalLookup {
     reason: string | null;
     auditHash: string;
     auditKeyVersion: number;
-    chainSeq: number;
+    chainSeq: number | null;
   }[];
   nomination: Nomination | null;
 }
@@ -124,8 +124,9 @@ export async function lookUpPrincipal(
       reason: event.reason,
       auditHash: event.auditHash,
       auditKeyVersion: event.auditKeyVersion,
-      // Linked above, so every event has its position (0 only if an entry was deleted behind our back).
-      chainSeq: seqOf(auditRef) ?? 0,
+      // Linked above, so every event has its position; null only if its entry was deleted behind
+      // our back (tampering, which verification reports), never a made-up position.
+      chainSeq: seqOf(auditRef),
     })),
     nomination,
   };

@@ -152,6 +152,44 @@ export async function insertConsent(tx: Queryable, consent: StoredConsent): Prom
   return inserted.length > 0;
 }
 
+/**
+ * Inserts several consents in one statement; the ids of those inserted. A consent refused by the
+ * partial unique index (its holder already has an active one to the notice and purpose) is not
+ * inserted and not returned: the caller gives it through the one-at-a-time path, which resolves it.
+ */
+export async function insertConsents(
+  tx: Queryable,
+  consents: readonly StoredConsent[],
+): Promise<Set<string>> {
+  if (consents.length === 0) return new Set();
+  const inserted = await rows(
+    tx,
+    qb
+      .insertInto("consents")
+      .values(
+        consents.map((consent) => ({
+          organization_id: consent.organizationId,
+          consent_id: consent.consentId,
+          principal_id: consent.principalId,
+          anonymous_id: consent.anonymousId,
+          notice_id: consent.noticeId,
+          notice_version: consent.noticeVersion,
+          purpose: consent.purpose,
+          data_types: JSON.stringify(consent.dataTypes),
+          source: consent.source,
+          given_at: consent.givenAt,
+          withdrawn_at: consent.withdrawnAt,
+          withdrawal_reason: consent.withdrawalReason,
+          audit_hash: consent.auditHash,
+          audit_key_version: consent.auditKeyVersion,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .returning("consent_id"),
+  );
+  return new Set(inserted.map((row) => row.consent_id));
+}
+
 /** Marks an active consent withdrawn (a withdrawn one is left as it is). */
 export async function markConsentWithdrawn(
   tx: Queryable,
@@ -401,6 +439,39 @@ export async function insertConsentEvent(
     }),
     // Every consent write runs it: planned once per connection.
     { preparedAs: "consent_event_insert" },
+  );
+}
+
+/** Inserts several events of one organisation, each with its chain entry's reference, in one statement. */
+export async function insertConsentEvents(
+  tx: Queryable,
+  organizationId: string,
+  events: readonly ChainedConsentEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await execute(
+    tx,
+    qb.insertInto("consent_events").values(
+      events.map(({ event, auditRef }) => ({
+        organization_id: organizationId,
+        event_id: event.eventId,
+        consent_id: event.consentId,
+        event_type: event.eventType,
+        occurred_at: event.occurredAt,
+        principal_id: event.principalId,
+        anonymous_id: event.anonymousId,
+        notice_id: event.noticeId,
+        notice_version: event.noticeVersion,
+        purpose: event.purpose,
+        data_types: JSON.stringify(event.dataTypes),
+        given_at: event.givenAt,
+        source: event.source,
+        reason: event.reason,
+        audit_hash: event.auditHash,
+        audit_key_version: event.auditKeyVersion,
+        audit_ref: auditRef,
+      })),
+    ),
   );
 }
 

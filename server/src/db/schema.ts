@@ -193,6 +193,29 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface IvrConsentArtifactsTable {
+  organization_id: string;
+  artifact_id: string;
+  partner_call_id: string;
+  notice_id: string;
+  notice_version: number;
+  locale: string;
+  purpose: string;
+  data_types: ColumnType<unknown, JsonText, JsonText>;
+  dtmf_sequence: string;
+  caller_number_hash: string;
+  audio_recording_uri: string;
+  transcript: string | null;
+  partner_signature: string;
+  captured_at: number;
+  received_at: number;
+  accepted: boolean;
+  consent_id: string | null;
+  withdrawal_token_sealed: string | null;
+  submission_hash: string;
+  received_by: string;
+}
+
 export interface NominationsTable {
   organization_id: string;
   nomination_id: string;
@@ -241,6 +264,49 @@ export interface NoticesTable {
   created_at: number;
 }
 
+export interface OfflineCaptureSessionsTable {
+  organization_id: string;
+  session_id: string;
+  client_session_id: string;
+  device_id: string;
+  status: string;
+  reason: string | null;
+  review_status: string | null;
+  reviewed_by: string | null;
+  reviewed_at: number | null;
+  review_note: string | null;
+  notice_id: string | null;
+  notice_version: number | null;
+  notice_locale: string | null;
+  channel: string | null;
+  captured_at_client: number | null;
+  received_at: number;
+  purpose_grants: ColumnType<unknown, JsonText, JsonText>;
+  data_types: ColumnType<unknown, JsonText, JsonText>;
+  principal_handle_kind: string | null;
+  principal_handle_value: string | null;
+  device_signature: string;
+  link_id: string | null;
+  canonical_sha256: string | null;
+  consent_ids: ColumnType<unknown, JsonText | undefined, JsonText>;
+  withdrawal_token_sealed: string | null;
+  audit_ref: number | null;
+}
+
+export interface OfflineConsentLinksTable {
+  organization_id: string;
+  link_id: string;
+  token_hash: string;
+  notice_id: string;
+  purpose: string;
+  data_types: ColumnType<unknown, JsonText, JsonText>;
+  label: string | null;
+  created_at: number;
+  created_by: string;
+  disabled_at: number | null;
+  disabled_by: string | null;
+}
+
 export interface OfflineDevicesTable {
   organization_id: string;
   device_id: string;
@@ -253,6 +319,20 @@ export interface OfflineDevicesTable {
   revoked_at: number | null;
   revoked_by: string | null;
   revocation_reason: string | null;
+}
+
+export interface OfflineLinkResponsesTable {
+  organization_id: string;
+  response_id: string;
+  link_id: string;
+  nonce_hash: string;
+  notice_id: string;
+  notice_version: number;
+  locale: string;
+  decision: string;
+  consent_id: string | null;
+  withdrawal_token_sealed: string | null;
+  responded_at: number;
 }
 
 export interface OrganizationsTable {
@@ -272,6 +352,27 @@ export interface ParentalVerificationsTable {
   token_hash: string;
   parent_reference_hash: string;
   verified_at: number;
+}
+
+export interface PosConsentRequestsTable {
+  organization_id: string;
+  request_id: string;
+  token_hash: string;
+  notice_id: string;
+  notice_version: number;
+  purpose: string;
+  data_types: ColumnType<unknown, JsonText, JsonText>;
+  phone_hash: string;
+  status: string;
+  created_at: number;
+  expires_at: number;
+  answered_at: number | null;
+  consent_id: string | null;
+  withdrawal_token_sealed: string | null;
+  created_by: string;
+  closed_by: string | null;
+  closed_at: number | null;
+  close_note: string | null;
 }
 
 export interface PrincipalErasuresTable {
@@ -433,13 +534,18 @@ export interface Tables {
   gate_decisions: GateDecisionsTable;
   grievances: GrievancesTable;
   idempotency_keys: IdempotencyKeysTable;
+  ivr_consent_artifacts: IvrConsentArtifactsTable;
   nominations: NominationsTable;
   notice_drafts: NoticeDraftsTable;
   notice_versions: NoticeVersionsTable;
   notices: NoticesTable;
+  offline_capture_sessions: OfflineCaptureSessionsTable;
+  offline_consent_links: OfflineConsentLinksTable;
   offline_devices: OfflineDevicesTable;
+  offline_link_responses: OfflineLinkResponsesTable;
   organizations: OrganizationsTable;
   parental_verifications: ParentalVerificationsTable;
+  pos_consent_requests: PosConsentRequestsTable;
   principal_erasures: PrincipalErasuresTable;
   principals: PrincipalsTable;
   registered_apps: RegisteredAppsTable;

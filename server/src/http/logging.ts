@@ -38,11 +38,22 @@ function loggerOptions(level: Config["logLevel"]) {
       // Path only: query strings can hold personal data (`consent-status?email=`).
       req: (request: FastifyRequest) => ({
         method: request.method,
-        path: request.url.split("?")[0],
+        path: redactedPath(request.url.split("?")[0] ?? ""),
         requestId: request.id,
       }),
     },
   };
+}
+
+/**
+ * The principal pages whose path carries a bearer token (a QR link, a receipt's link, a withdrawal
+ * slip): whoever reads the token can act on the consent, so the access log keeps the page's name only.
+ */
+const TOKEN_PATH = /^(\/(?:withdraw|offline-consent|consent)\/)[^/]+/;
+
+/** `path` with the token segment of a tokened principal page replaced by `[redacted]`. */
+export function redactedPath(path: string): string {
+  return path.replace(TOKEN_PATH, "$1[redacted]");
 }
 
 /** Whether requests are logged as they come and go (Fastify writes those lines at info). */

@@ -6,9 +6,22 @@
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
 import { RateLimiter } from "../http/rate-limit.js";
+import { captureRoutes } from "./captures/routes.js";
+import { deviceRoutes } from "./devices/routes.js";
+import { ivrRoutes } from "./ivr/routes.js";
+import { linkRoutes } from "./links/routes.js";
+import { posRoutes } from "./pos/routes.js";
+import { withdrawalRoutes } from "./withdrawal/routes.js";
 
 /** Each sub-area's routes (devices/, captures/, links/, pos/, ivr/, withdrawal/). */
-const OFFLINE_ROUTE_MODULES: RouteModule<AppContext>[] = [];
+const OFFLINE_ROUTE_MODULES: RouteModule<AppContext>[] = [
+  linkRoutes,
+  captureRoutes,
+  deviceRoutes,
+  ivrRoutes,
+  withdrawalRoutes,
+  posRoutes,
+];
 
 export const offlineRoutes: RouteModule<AppContext> = (ctx) =>
   OFFLINE_ROUTE_MODULES.flatMap((module) => module(ctx));

@@ -3,7 +3,12 @@
 // change committed; delivery workers (worker.ts) pick the deliveries up afterwards.
 import { afterCommit, type Queryable } from "../db/database.js";
 import { newId } from "../lib/ids.js";
-import { insertEvent, insertPendingDeliveries } from "./store/deliveries.js";
+import {
+  insertEvent,
+  insertEvents,
+  insertPendingDeliveries,
+  insertPendingDeliveriesOfEvents,
+} from "./store/deliveries.js";
 import { subscribedEndpointIds } from "./subscriptions.js";
 
 /** Every event type an endpoint may subscribe to (CONTRACT.md "Webhooks"). */
@@ -77,5 +82,41 @@ export async function enqueueEvent(tx: Queryable, event: WebhookEventInput, now:
   });
   // A worker woken before the caller's transaction commits would find nothing and wait for its
   // next poll: wake them once the deliveries are visible.
+  afterCommit(tx, wakeWorkers);
+}
+
+/**
+ * enqueueEvent for several events of one organisation in a fixed number of statements (a writer
+ * recording a batch, such as a synced batch of offline captures): the events, then every pending
+ * delivery of them.
+ */
+export async function enqueueEvents(
+  tx: Queryable,
+  organizationId: string,
+  events: readonly Omit<WebhookEventInput, "organizationId">[],
+  now: number,
+): Promise<void> {
+  if (events.length === 0) return;
+  for (const event of events) {
+    if (!isWebhookEventType(event.eventType)) {
+      throw new Error(`unknown webhook event type ${JSON.stringify(event.eventType)}`);
+    }
+  }
+  const withIds = events.map((event) => ({ ...event, eventId: newId("evt"), createdAt: now }));
+  await insertEvents(tx, organizationId, withIds);
+  const endpointsOf = new Map<string, readonly string[]>();
+  for (const eventType of new Set(events.map((event) => event.eventType))) {
+    endpointsOf.set(eventType, await subscribedEndpointIds(tx, organizationId, eventType));
+  }
+  const deliveries = withIds.flatMap((event) =>
+    (endpointsOf.get(event.eventType) ?? []).map((endpointId) => ({
+      deliveryId: newId("dlv"),
+      endpointId,
+      eventId: event.eventId,
+      eventType: event.eventType,
+    })),
+  );
+  if (deliveries.length === 0) return;
+  await insertPendingDeliveriesOfEvents(tx, { organizationId, deliveries, now });
   afterCommit(tx, wakeWorkers);
 }

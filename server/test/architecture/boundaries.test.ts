@@ -18,6 +18,14 @@ const domainFolders = new Set(
   files.map((f) => folderOf(f.file)).filter((d) => d && !FRAME.has(d) && !["cli", "demo", "web"].includes(d)),
 );
 
+/**
+ * Where HTTP meets a domain's rules: its routes.ts, a sub-area's (offline/ivr/routes.ts), a
+ * principal page's handlers (offline/pos/page.ts), and offline/pages/, the frame those
+ * server-rendered pages share. The same exemptions as eslint.config.js.
+ */
+const meetsHttp = (file: string): boolean =>
+  /^[^/]+\/(?:[^/]+\/)?(?:routes|page)\.ts$/.test(file) || file.startsWith("offline/pages/");
+
 /** The src/ folder an import lands in, or undefined for a package. */
 function importedFolder(fromFile: string, specifier: string): string | undefined {
   if (!specifier.startsWith(".")) return undefined;
@@ -38,7 +46,7 @@ describe("architecture boundaries", () => {
     const offences: string[] = [];
     for (const { full, file } of files) {
       const folder = folderOf(file);
-      if (!domainFolders.has(folder) || file === `${folder}/routes.ts`) continue;
+      if (!domainFolders.has(folder) || meetsHttp(file)) continue;
       for (const specifier of importsOf(full)) {
         if (specifier === "fastify" || specifier.startsWith("@fastify/"))
           offences.push(`${file} imports ${specifier}`);

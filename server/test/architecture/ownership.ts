@@ -41,6 +41,12 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_events: "webhooks",
   webhook_deliveries: "webhooks",
   webhook_delivery_attempts: "webhooks",
+  offline_devices: "offline/devices",
+  withdrawal_tokens: "offline/withdrawal",
+  ivr_consent_artifacts: "offline/ivr",
+  pos_consent_requests: "offline/pos",
+  offline_consent_links: "offline/links",
+  offline_link_responses: "offline/links",
   idempotency_keys: "http/idempotency.ts",
   schema_migrations: "db/migrate.ts",
 };

@@ -5,6 +5,7 @@
 // Each case tampers with its own organisation, so one `guard audit verify --all` run judges them all.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createOrganization } from "../../src/accounts/organizations.js";
@@ -24,6 +25,21 @@ import { revokeNomination, upsertNomination } from "../../src/rights/nominations
 import { setResponsePeriods } from "../../src/rights/settings.js";
 import { canonicalJson } from "../../src/lib/canonical-json.js";
 import { openConfiguredDatabase } from "../../src/server.js";
+import { canonicalizeCaptureArtifact, signCaptureArtifact } from "@guard/contract";
+import { rejectCapture, releaseCapture, syncCaptures } from "../../src/offline/captures/captures.js";
+import { SecretBox } from "../../src/webhooks/secret-box.js";
+import { enrolDevice, revokeDevice } from "../../src/offline/devices/devices.js";
+import { answerLink, createLink, disableLink, linkDeps } from "../../src/offline/links/links.js";
+import { recordIvrArtifact, resolveIvrNotice, type IvrSubmission } from "../../src/offline/ivr/artifacts.js";
+import {
+  answerPosRequest,
+  closePosRequest,
+  createPosRequest,
+  posDeps,
+  POS_REQUEST_TTL_MS,
+} from "../../src/offline/pos/requests.js";
+import { findPublishedNotice } from "../../src/notices/notices.js";
+import { resolveConsentNotice } from "../../src/consent/consents.js";
 import { updateOrganizationSettings } from "../../src/settings/organization-settings.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
 
@@ -55,6 +71,27 @@ interface Seeded {
   nominationRevoked: string;
   nominationActive: string;
   verificationId: string;
+  /** Enrolled devices (offline/devices): one active, one revoked. */
+  deviceActive: string;
+  deviceRevoked: string;
+  /** QR consent links (offline/links): one active with two answers, one disabled. */
+  linkActive: string;
+  linkDisabled: string;
+  linkAccepted: string;
+  linkDeclined: string;
+  /** Signed offline captures (offline/captures): one verified, one released and one rejected by staff. */
+  captureVerified: string;
+  captureReleased: string;
+  captureRejected: string;
+  /** IVR call artefacts (offline/ivr): one acceptance, one refusal. */
+  ivrAccepted: string;
+  ivrRefused: string;
+  /** Point-of-sale consent requests (offline/pos), one in each state. */
+  posPending: string;
+  posConfirmed: string;
+  posDeclined: string;
+  posExpired: string;
+  posClosed: string;
 }
 
 /** One organisation with a bit of every kind of evidence, made through the rule modules. */
@@ -166,6 +203,230 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
     "SELECT verification_id FROM parental_verifications WHERE organization_id = $1",
     [organizationId],
   );
+  const enrol = (label: string) =>
+    db.transaction((tx) =>
+      enrolDevice(
+        tx,
+        {
+          organizationId,
+          label,
+          channel: "agent_app",
+          publicKeySpki: generateKeyPairSync("ec", { namedCurve: "prime256v1" })
+            .publicKey.export({ type: "spki", format: "der" })
+            .toString("base64"),
+          actor: { kind: "staff", id: "stf_tamper" },
+        },
+        tick(),
+      ),
+    );
+  const deviceActive = (await enrol("Ward tablet")).deviceId;
+  const deviceRevoked = (await enrol("Lost tablet")).deviceId;
+  await db.transaction((tx) =>
+    revokeDevice(
+      tx,
+      { organizationId, deviceId: deviceRevoked, reason: "Lost", actor: { kind: "staff", id: "stf_tamper" } },
+      tick(),
+    ),
+  );
+  const mintLink = (label: string) =>
+    db.transaction((tx) =>
+      createLink(
+        tx,
+        {
+          organizationId,
+          noticeId: notice.noticeId,
+          purpose: "Marketing",
+          dataTypes: ["phone"],
+          label,
+          actor: { kind: "service", id: "key_tamper" },
+        },
+        tick(),
+      ),
+    );
+  const linkActive = (await mintLink("Counter 1")).link;
+  const linkDisabled = (await mintLink("Counter 2")).link.linkId;
+  await db.transaction((tx) =>
+    disableLink(
+      tx,
+      { organizationId, linkId: linkDisabled, actor: { kind: "staff", id: "stf_tamper" } },
+      tick(),
+    ),
+  );
+  const answer = (decision: "accepted" | "declined", nonce: string) =>
+    answerLink(
+      db,
+      linkDeps(config),
+      { link: linkActive, nonce, decision, noticeVersion: notice.version, locale: "en" },
+      tick(),
+    );
+  const linkAccepted = (await answer("accepted", "A".repeat(32))).response.responseId;
+  const linkDeclined = (await answer("declined", "D".repeat(32))).response.responseId;
+  const captureKeys = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const captureDevice = await db.transaction((tx) =>
+    enrolDevice(
+      tx,
+      {
+        organizationId,
+        label: "Capture tablet",
+        channel: "agent_app",
+        publicKeySpki: captureKeys.publicKey.export({ type: "spki", format: "der" }).toString("base64"),
+        actor: { kind: "staff", id: "stf_tamper" },
+      },
+      tick(),
+    ),
+  );
+  const captureDeps = {
+    auditKeys: config.auditKeys,
+    secretsKey: config.secretsKey,
+    box: new SecretBox(config.secretsKey),
+  };
+  const signedCapture = (clientSessionId: string, capturedAtClient: number) => {
+    const session = {
+      clientSessionId,
+      deviceId: captureDevice.deviceId,
+      noticeId: notice.noticeId,
+      noticeVersion: notice.version,
+      noticeLocale: "en",
+      channel: "agent_app" as const,
+      capturedAtClient,
+      dataTypes: ["phone"],
+      purposeGrants: [
+        {
+          purposeKey: "Marketing",
+          purposeLabel: "Offers",
+          category: "non_essential" as const,
+          status: "opt_in" as const,
+        },
+        {
+          purposeKey: "Account",
+          purposeLabel: "Account",
+          category: "essential" as const,
+          status: "opt_out" as const,
+        },
+      ],
+      principalHandle: { kind: "phone_hash" as const, value: "+91 98765 43210" },
+    };
+    const canonical = canonicalizeCaptureArtifact({ ...session, organizationId });
+    return { ...session, deviceSignature: signCaptureArtifact(captureKeys.privateKey, canonical) };
+  };
+  const receivedAt = tick();
+  // The device clock of the last two is 1970: quarantined as clock_skew, then reviewed.
+  await syncCaptures(
+    db,
+    captureDeps,
+    organizationId,
+    [
+      signedCapture("capture-verified", receivedAt),
+      signedCapture("capture-released", 0),
+      signedCapture("capture-rejected", 0),
+    ],
+    receivedAt,
+  );
+  const captureIds = new Map(
+    (
+      await db.query<{ client_session_id: string; session_id: string }>(
+        "SELECT client_session_id, session_id FROM offline_capture_sessions WHERE organization_id = $1",
+        [organizationId],
+      )
+    ).map((row) => [row.client_session_id, row.session_id]),
+  );
+  const reviewer = { organizationId, staffId: "stf_tamper" };
+  await db.transaction((tx) =>
+    releaseCapture(
+      tx,
+      captureDeps,
+      reviewer,
+      { sessionId: captureIds.get("capture-released")!, note: "Clock was wrong" },
+      tick(),
+    ),
+  );
+  await db.transaction((tx) =>
+    rejectCapture(tx, reviewer, { sessionId: captureIds.get("capture-rejected")!, note: "Not ours" }, tick()),
+  );
+  // Two IVR calls reported by a telephony partner: "1" agrees, "2" refuses (no consent).
+  const ivrDeps = { auditKeys: config.auditKeys, box: new SecretBox(config.secretsKey) };
+  const reportCall = async (partnerCallId: string, dtmfSequence: string, transcript?: string) => {
+    const submission: IvrSubmission = {
+      noticeId: notice.noticeId,
+      partnerCallId,
+      audioRecordingUri: `https://recordings.partner.example/${partnerCallId}.wav`,
+      ...(transcript === undefined ? {} : { transcript }),
+      locale: "en-IN",
+      dtmfSequence,
+      callerNumberHash: `sha256:${partnerCallId}`,
+      capturedAt: now - 60_000,
+      partnerSignature: "partner-sig-v1:abc123==",
+      purpose: "Marketing",
+      dataTypes: ["phone"],
+    };
+    const ivrNotice = await resolveIvrNotice(db, organizationId, submission);
+    return (
+      await db.transaction((tx) =>
+        recordIvrArtifact(
+          tx,
+          ivrDeps,
+          { organizationId, apiKeyId: "key_tamper", notice: ivrNotice, submission },
+          tick(),
+        ),
+      )
+    ).artifactId;
+  };
+  const ivrAccepted = await reportCall("call-1", "1#", "Press 1 to agree. [1]");
+  const ivrRefused = await reportCall("call-2", "2");
+  // Point-of-sale requests: pending, confirmed and declined by the customer, then (72 hours later)
+  // one expired on its page and one expired and closed by staff.
+  const pos = posDeps(config);
+  const posNotice = await resolveConsentNotice(db, organizationId, notice.noticeId, "Marketing");
+  const ask = () =>
+    db.transaction((tx) =>
+      createPosRequest(
+        tx,
+        pos,
+        {
+          organizationId,
+          apiKeyId: "key_tamper",
+          notice: posNotice,
+          dataTypes: ["phone"],
+          phone: "+91 98765 43210",
+        },
+        tick(),
+      ),
+    );
+  const answerPos = (token: string, answer: "confirm" | "decline") =>
+    db.transaction((tx) =>
+      answerPosRequest(
+        tx,
+        pos,
+        {
+          token,
+          answer,
+          shownVersion: notice.version,
+          published: (r) => findPublishedNotice(tx, r.noticeId),
+        },
+        tick(),
+      ),
+    );
+  const posPending = (await ask()).request.requestId;
+  const confirmedAsk = await ask();
+  assert.equal((await answerPos(confirmedAsk.token, "confirm")).outcome, "confirmed");
+  const declinedAsk = await ask();
+  assert.equal((await answerPos(declinedAsk.token, "decline")).outcome, "declined");
+  const expiredAsk = await ask();
+  const closedAsk = await ask();
+  now += POS_REQUEST_TTL_MS;
+  assert.equal((await answerPos(expiredAsk.token, "confirm")).outcome, "expired");
+  await db.transaction((tx) =>
+    closePosRequest(
+      tx,
+      {
+        organizationId,
+        requestId: closedAsk.request.requestId,
+        staffId: "stf_tamper",
+        note: "Customer left",
+      },
+      tick(),
+    ),
+  );
   // What the sequencer would do next: the history is on the chain before any case tampers with it.
   await linkQueuedOf(db, organizationId, tick());
   return {
@@ -181,6 +442,22 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
     nominationRevoked,
     nominationActive,
     verificationId: verification!.verification_id,
+    deviceActive,
+    deviceRevoked,
+    linkActive: linkActive.linkId,
+    linkDisabled,
+    linkAccepted,
+    linkDeclined,
+    captureVerified: captureIds.get("capture-verified")!,
+    captureReleased: captureIds.get("capture-released")!,
+    captureRejected: captureIds.get("capture-rejected")!,
+    ivrAccepted,
+    ivrRefused,
+    posPending,
+    posConfirmed: confirmedAsk.request.requestId,
+    posDeclined: declinedAsk.request.requestId,
+    posExpired: expiredAsk.request.requestId,
+    posClosed: closedAsk.request.requestId,
   };
 }
 
@@ -240,6 +517,96 @@ async function rewriteChain(
   await db.query("UPDATE audit_chain_heads SET last_hash = $2 WHERE organization_id = $1", [
     organizationId,
     prev,
+  ]);
+}
+
+/**
+ * Deletes the first entry `pick` chooses and renumbers and rehashes the chain after it, head
+ * included, so every link verifies again: only the records can give the deletion away.
+ */
+async function dropEntry(
+  db: Database,
+  organizationId: string,
+  pick: (entry: { entryType: string; subjectId: string }) => boolean,
+): Promise<void> {
+  const entries = await db.query<{
+    seq: number;
+    entry_type: string;
+    subject_id: string;
+    payload: string;
+    created_at: number;
+  }>(
+    "SELECT seq, entry_type, subject_id, payload, created_at FROM audit_entries WHERE organization_id = $1 ORDER BY seq",
+    [organizationId],
+  );
+  const target = entries.find((e) => pick({ entryType: e.entry_type, subjectId: e.subject_id }));
+  assert.ok(target, "the entry to drop exists");
+  await db.query("DELETE FROM audit_entries WHERE organization_id = $1 AND seq = $2", [
+    organizationId,
+    target.seq,
+  ]);
+  let prev = GENESIS_HASH;
+  let seq = 0;
+  for (const e of entries) {
+    if (e === target) continue;
+    seq += 1;
+    const hash = entryHash({
+      prevHash: prev,
+      seq,
+      organizationId,
+      entryType: e.entry_type,
+      subjectId: e.subject_id,
+      createdAt: e.created_at,
+      payload: e.payload,
+    });
+    // Ascending order: the position one below is always free by now.
+    await db.query(
+      "UPDATE audit_entries SET seq = $3, prev_hash = $4, entry_hash = $5 WHERE organization_id = $1 AND seq = $2",
+      [organizationId, e.seq, seq, prev, hash],
+    );
+    prev = hash;
+  }
+  await db.query("UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3 WHERE organization_id = $1", [
+    organizationId,
+    seq,
+    prev,
+  ]);
+}
+
+/** Appends a forged entry after the head, hashed as the sequencer would, and moves the head to it. */
+async function forgeEntry(
+  db: Database,
+  organizationId: string,
+  entry: { entryType: string; subjectId: string; payload: Record<string, unknown> },
+): Promise<void> {
+  const [head] = await db.query<{ last_seq: number; last_hash: string; next_ref: number }>(
+    `SELECT last_seq, last_hash, (SELECT max(entry_ref) + 1 FROM audit_entries WHERE organization_id = $1) AS next_ref
+       FROM audit_chain_heads WHERE organization_id = $1`,
+    [organizationId],
+  );
+  const seq = head!.last_seq + 1;
+  const createdAt = Date.now();
+  const payload = canonicalJson(entry.payload);
+  const hash = entryHash({ prevHash: head!.last_hash, seq, organizationId, ...entry, createdAt, payload });
+  await db.query(
+    `INSERT INTO audit_entries (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      organizationId,
+      seq,
+      head!.next_ref,
+      entry.entryType,
+      entry.subjectId,
+      payload,
+      head!.last_hash,
+      hash,
+      createdAt,
+    ],
+  );
+  await db.query("UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3 WHERE organization_id = $1", [
+    organizationId,
+    seq,
+    hash,
   ]);
 }
 
@@ -784,6 +1151,419 @@ const CASES: TamperCase[] = [
       return s.organizationId;
     },
   },
+  // --- enrolled devices (offline/devices)
+  {
+    table: "offline_devices",
+    name: "another key put in place of the enrolled one",
+    tamper: sql(
+      `UPDATE offline_devices SET public_key_spki = (SELECT public_key_spki FROM offline_devices d
+         WHERE d.organization_id = $1 AND d.device_id = $3)
+       WHERE organization_id = $1 AND device_id = $2`,
+      (s) => [s.organizationId, s.deviceActive, s.deviceRevoked],
+      (s) => s.deviceActive,
+    ),
+  },
+  {
+    table: "offline_devices",
+    name: "a revocation undone in SQL",
+    tamper: sql(
+      "UPDATE offline_devices SET revoked_at = NULL, revoked_by = NULL, revocation_reason = NULL WHERE organization_id = $1 AND device_id = $2",
+      (s) => [s.organizationId, s.deviceRevoked],
+      (s) => s.deviceRevoked,
+    ),
+  },
+  {
+    table: "offline_devices",
+    name: "an active device marked revoked in SQL",
+    tamper: sql(
+      "UPDATE offline_devices SET revoked_at = 1, revoked_by = 'stf_forged', revocation_reason = 'x' WHERE organization_id = $1 AND device_id = $2",
+      (s) => [s.organizationId, s.deviceActive],
+      (s) => s.deviceActive,
+    ),
+  },
+  {
+    table: "offline_devices",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM offline_devices WHERE organization_id = $1 AND device_id = $2",
+      (s) => [s.organizationId, s.deviceActive],
+      (s) => s.deviceActive,
+    ),
+  },
+  {
+    table: "offline_devices",
+    name: "a device inserted with no entry",
+    tamper: sql(
+      `INSERT INTO offline_devices (organization_id, device_id, label, channel, public_key_spki, key_fingerprint, enrolled_at, enrolled_by)
+       SELECT organization_id, 'dev_forged0000', label, channel, public_key_spki, md5(key_fingerprint), enrolled_at, enrolled_by
+         FROM offline_devices WHERE organization_id = $1 AND device_id = $2`,
+      (s) => [s.organizationId, s.deviceActive],
+      () => "dev_forged0000",
+    ),
+  },
+  {
+    table: "offline_devices",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "offline_device.enrolled" && e.subjectId === s.deviceActive
+          ? { ...e.payload, channel: "pos" }
+          : undefined,
+      );
+      return s.deviceActive;
+    },
+  },
+  // --- QR consent links and the answers on their pages (offline/links)
+  {
+    table: "offline_consent_links",
+    name: "the purpose a link asks for changed in SQL",
+    tamper: sql(
+      "UPDATE offline_consent_links SET purpose = 'Account' WHERE organization_id = $1 AND link_id = $2",
+      (s) => [s.organizationId, s.linkActive],
+      (s) => s.linkActive,
+    ),
+  },
+  {
+    table: "offline_consent_links",
+    name: "a disabling undone in SQL",
+    tamper: sql(
+      "UPDATE offline_consent_links SET disabled_at = NULL, disabled_by = NULL WHERE organization_id = $1 AND link_id = $2",
+      (s) => [s.organizationId, s.linkDisabled],
+      (s) => s.linkDisabled,
+    ),
+  },
+  {
+    table: "offline_consent_links",
+    name: "a link inserted with no entry",
+    tamper: sql(
+      `INSERT INTO offline_consent_links (organization_id, link_id, token_hash, notice_id, purpose, data_types, label, created_at, created_by)
+       SELECT organization_id, 'lnk_forged0000', md5(token_hash), notice_id, purpose, data_types, label, created_at, created_by
+         FROM offline_consent_links WHERE organization_id = $1 AND link_id = $2`,
+      (s) => [s.organizationId, s.linkActive],
+      () => "lnk_forged0000",
+    ),
+  },
+  {
+    table: "offline_consent_links",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "offline_link.created" && e.subjectId === s.linkActive
+          ? { ...e.payload, dataTypes: ["phone", "address"] }
+          : undefined,
+      );
+      return s.linkActive;
+    },
+  },
+  {
+    table: "offline_link_responses",
+    name: "a refusal turned into an agreement in SQL",
+    tamper: sql(
+      "UPDATE offline_link_responses SET decision = 'accepted' WHERE organization_id = $1 AND response_id = $2",
+      (s) => [s.organizationId, s.linkDeclined],
+      (s) => s.linkDeclined,
+    ),
+  },
+  {
+    table: "offline_link_responses",
+    name: "the notice version shown changed in SQL",
+    tamper: sql(
+      "UPDATE offline_link_responses SET notice_version = notice_version + 1 WHERE organization_id = $1 AND response_id = $2",
+      (s) => [s.organizationId, s.linkAccepted],
+      (s) => s.linkAccepted,
+    ),
+  },
+  {
+    table: "offline_link_responses",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM offline_link_responses WHERE organization_id = $1 AND response_id = $2",
+      (s) => [s.organizationId, s.linkDeclined],
+      (s) => s.linkDeclined,
+    ),
+  },
+  {
+    table: "offline_link_responses",
+    name: "an answer inserted with no entry",
+    tamper: sql(
+      `INSERT INTO offline_link_responses (organization_id, response_id, link_id, nonce_hash, notice_id, notice_version, locale, decision, responded_at)
+       SELECT organization_id, 'lrs_forged0000', link_id, md5(nonce_hash), notice_id, notice_version, locale, decision, responded_at
+         FROM offline_link_responses WHERE organization_id = $1 AND response_id = $2`,
+      (s) => [s.organizationId, s.linkDeclined],
+      () => "lrs_forged0000",
+    ),
+  },
+  // --- signed offline captures and their staff review (offline/captures)
+  {
+    table: "offline_capture_sessions",
+    name: "a quarantined session marked verified in SQL",
+    tamper: sql(
+      "UPDATE offline_capture_sessions SET status = 'verified', reason = NULL, review_status = NULL, reviewed_by = NULL, reviewed_at = NULL, review_note = NULL WHERE organization_id = $1 AND session_id = $2",
+      (s) => [s.organizationId, s.captureRejected],
+      (s) => s.captureRejected,
+    ),
+  },
+  {
+    table: "offline_capture_sessions",
+    name: "a declined purpose turned into an opt-in in SQL",
+    tamper: sql(
+      `UPDATE offline_capture_sessions SET purpose_grants = replace(purpose_grants::text, '"opt_out"', '"opt_in"')::jsonb
+        WHERE organization_id = $1 AND session_id = $2`,
+      (s) => [s.organizationId, s.captureVerified],
+      (s) => s.captureVerified,
+    ),
+  },
+  {
+    table: "offline_capture_sessions",
+    name: "a staff rejection undone in SQL",
+    tamper: sql(
+      "UPDATE offline_capture_sessions SET review_status = NULL, reviewed_by = NULL, reviewed_at = NULL, review_note = NULL WHERE organization_id = $1 AND session_id = $2",
+      (s) => [s.organizationId, s.captureRejected],
+      (s) => s.captureRejected,
+    ),
+  },
+  {
+    table: "offline_capture_sessions",
+    name: "the consents of a release swapped in SQL",
+    tamper: sql(
+      `UPDATE offline_capture_sessions SET consent_ids = (SELECT consent_ids FROM offline_capture_sessions c
+         WHERE c.organization_id = $1 AND c.session_id = $3)
+       WHERE organization_id = $1 AND session_id = $2`,
+      (s) => [s.organizationId, s.captureReleased, s.captureVerified],
+      (s) => s.captureReleased,
+    ),
+  },
+  {
+    table: "offline_capture_sessions",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM offline_capture_sessions WHERE organization_id = $1 AND session_id = $2",
+      (s) => [s.organizationId, s.captureVerified],
+      (s) => s.captureVerified,
+    ),
+  },
+  {
+    table: "offline_capture_sessions",
+    name: "a session inserted with no entry",
+    tamper: sql(
+      `INSERT INTO offline_capture_sessions (organization_id, session_id, client_session_id, device_id, status, reason,
+         notice_id, notice_version, notice_locale, channel, captured_at_client, received_at, purpose_grants, data_types,
+         principal_handle_kind, principal_handle_value, device_signature, link_id, canonical_sha256, consent_ids)
+       SELECT organization_id, 'ocs_forged0000', 'forged', device_id, status, reason, notice_id, notice_version,
+         notice_locale, channel, captured_at_client, received_at, purpose_grants, data_types, principal_handle_kind,
+         principal_handle_value, device_signature, link_id, canonical_sha256, consent_ids
+         FROM offline_capture_sessions WHERE organization_id = $1 AND session_id = $2`,
+      (s) => [s.organizationId, s.captureVerified],
+      () => "ocs_forged0000",
+    ),
+  },
+  {
+    table: "offline_capture_sessions",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "offline_capture.verified" && e.subjectId === s.captureVerified
+          ? { ...e.payload, reason: "clock_skew" }
+          : undefined,
+      );
+      return s.captureVerified;
+    },
+  },
+  // --- IVR call artefacts (offline/ivr): immutable, each exactly what its one entry recorded
+  {
+    table: "ivr_consent_artifacts",
+    name: "a refusal's keys changed to an acceptance in SQL",
+    tamper: sql(
+      "UPDATE ivr_consent_artifacts SET dtmf_sequence = '1' WHERE organization_id = $1 AND artifact_id = $2",
+      (s) => [s.organizationId, s.ivrRefused],
+      (s) => s.ivrRefused,
+    ),
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "the recording swapped in SQL",
+    tamper: sql(
+      "UPDATE ivr_consent_artifacts SET audio_recording_uri = 'https://elsewhere.example/x.wav' WHERE organization_id = $1 AND artifact_id = $2",
+      (s) => [s.organizationId, s.ivrAccepted],
+      (s) => s.ivrAccepted,
+    ),
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "the consent of an acceptance swapped in SQL",
+    tamper: sql(
+      "UPDATE ivr_consent_artifacts SET consent_id = $3 WHERE organization_id = $1 AND artifact_id = $2",
+      (s) => [s.organizationId, s.ivrAccepted, s.consentKept],
+      (s) => s.ivrAccepted,
+    ),
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM ivr_consent_artifacts WHERE organization_id = $1 AND artifact_id = $2",
+      (s) => [s.organizationId, s.ivrRefused],
+      (s) => s.ivrRefused,
+    ),
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "an artefact inserted with no entry",
+    tamper: sql(
+      `INSERT INTO ivr_consent_artifacts (organization_id, artifact_id, partner_call_id, notice_id, notice_version, locale,
+         purpose, data_types, dtmf_sequence, caller_number_hash, audio_recording_uri, transcript, partner_signature,
+         captured_at, received_at, accepted, consent_id, withdrawal_token_sealed, submission_hash, received_by)
+       SELECT organization_id, 'ivr_forged0000', 'call-forged', notice_id, notice_version, locale, purpose, data_types,
+         dtmf_sequence, caller_number_hash, audio_recording_uri, transcript, partner_signature, captured_at, received_at,
+         accepted, consent_id, withdrawal_token_sealed, submission_hash, received_by
+         FROM ivr_consent_artifacts WHERE organization_id = $1 AND artifact_id = $2`,
+      (s) => [s.organizationId, s.ivrRefused],
+      () => "ivr_forged0000",
+    ),
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "offline_ivr.recorded" && e.subjectId === s.ivrRefused
+          ? { ...e.payload, accepted: true }
+          : undefined,
+      );
+      return s.ivrRefused;
+    },
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "its entry deleted, chain renumbered and rehashed",
+    tamper: async (db, s) => {
+      await dropEntry(db, s.organizationId, (e) => e.subjectId === s.ivrAccepted);
+      return s.ivrAccepted;
+    },
+  },
+  {
+    table: "ivr_consent_artifacts",
+    name: "an entry forged for an artefact that does not exist",
+    tamper: async (db, s) => {
+      await forgeEntry(db, s.organizationId, {
+        entryType: "offline_ivr.recorded",
+        subjectId: "ivr_forged0001",
+        payload: {
+          artifactId: "ivr_forged0001",
+          partnerCallId: "call-forged",
+          accepted: false,
+          consentId: null,
+          submissionHash: "0".repeat(64),
+        },
+      });
+      return "ivr_forged0001";
+    },
+  },
+  // --- point-of-sale consent requests (offline/pos): each the state its entries give
+  {
+    table: "pos_consent_requests",
+    name: "an expired request reopened in SQL",
+    tamper: sql(
+      "UPDATE pos_consent_requests SET status = 'pending' WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.posExpired],
+      (s) => s.posExpired,
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "a closing undone in SQL",
+    tamper: sql(
+      "UPDATE pos_consent_requests SET status = 'expired', closed_by = NULL, closed_at = NULL, close_note = NULL WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.posClosed],
+      (s) => s.posClosed,
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "the consent of a confirmation swapped in SQL",
+    tamper: sql(
+      "UPDATE pos_consent_requests SET consent_id = $3 WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.posConfirmed, s.consentKept],
+      (s) => s.posConfirmed,
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "a refusal's answer time changed in SQL",
+    tamper: sql(
+      "UPDATE pos_consent_requests SET answered_at = answered_at + 1 WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.posDeclined],
+      (s) => s.posDeclined,
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "a pending request's deadline extended in SQL",
+    tamper: sql(
+      "UPDATE pos_consent_requests SET expires_at = expires_at + 86400000 WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.posPending],
+      (s) => s.posPending,
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM pos_consent_requests WHERE organization_id = $1 AND request_id = $2",
+      (s) => [s.organizationId, s.posConfirmed],
+      (s) => s.posConfirmed,
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "a request inserted with no entry",
+    tamper: sql(
+      `INSERT INTO pos_consent_requests (organization_id, request_id, token_hash, notice_id, notice_version, purpose,
+         data_types, phone_hash, status, created_at, expires_at, created_by)
+       SELECT organization_id, 'pos_forged0000', md5(token_hash), notice_id, notice_version, purpose, data_types,
+         phone_hash, status, created_at, expires_at, created_by
+         FROM pos_consent_requests WHERE organization_id = $1 AND request_id = $2`,
+      (s) => [s.organizationId, s.posPending],
+      () => "pos_forged0000",
+    ),
+  },
+  {
+    table: "pos_consent_requests",
+    name: "an entry's payload edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "offline_pos.created" && e.subjectId === s.posPending
+          ? { ...e.payload, dataTypes: ["phone", "address"] }
+          : undefined,
+      );
+      return s.posPending;
+    },
+  },
+  {
+    table: "pos_consent_requests",
+    name: "the closing entry deleted, chain renumbered and rehashed",
+    tamper: async (db, s) => {
+      await dropEntry(db, s.organizationId, (e) => e.entryType === "offline_pos.closed");
+      return s.posClosed;
+    },
+  },
+  {
+    table: "pos_consent_requests",
+    name: "a confirmation forged for a pending request",
+    tamper: async (db, s) => {
+      await forgeEntry(db, s.organizationId, {
+        entryType: "offline_pos.confirmed",
+        subjectId: s.posPending,
+        payload: {
+          requestId: s.posPending,
+          consentId: s.consentKept,
+          requestedNoticeVersion: 1,
+          noticeVersion: 1,
+        },
+      });
+      return s.posPending;
+    },
+  },
 ];
 
 describe("guard audit verify finds SQL tampering in every table the chain covers", () => {
@@ -841,6 +1621,11 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
     assert.deepEqual(writers, [
       "server/src/consent/events.ts",
       "server/src/consent/parental-verification.ts",
+      "server/src/offline/captures/captures.ts",
+      "server/src/offline/devices/devices.ts",
+      "server/src/offline/ivr/artifacts.ts",
+      "server/src/offline/links/links.ts",
+      "server/src/offline/pos/requests.ts",
       "server/src/rights/history.ts",
       "server/src/rights/settings.ts",
       "server/src/settings/organization-settings.ts",
@@ -870,6 +1655,12 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
       "grievances",
       "nominations",
       "parental_verifications",
+      "offline_devices",
+      "offline_consent_links",
+      "offline_link_responses",
+      "offline_capture_sessions",
+      "ivr_consent_artifacts",
+      "pos_consent_requests",
     ]) {
       assert.ok((report.rowsChecked[table] ?? 0) > 0, `${table} rows were checked`);
     }

@@ -19,7 +19,13 @@ type Lookup = {
     chainSeq: number | null;
     auditHash: string;
   }[];
-  events: { eventId: string; consentId: string; eventType: string; chainSeq: number; occurredAt: number }[];
+  events: {
+    eventId: string;
+    consentId: string;
+    eventType: string;
+    chainSeq: number | null;
+    occurredAt: number;
+  }[];
   nomination: { nominationId: string; status: string; nomineeName: string } | null;
 };
 
@@ -86,7 +92,7 @@ describe("staff principal lookup", () => {
       ],
     );
     // Each consent's chainSeq is its latest event's position; positions rise in event order.
-    const seqs = body.events.map((e) => e.chainSeq);
+    const seqs = body.events.map((e) => e.chainSeq!);
     assert.deepEqual(
       seqs,
       [...seqs].sort((a, b) => a - b),
@@ -103,6 +109,21 @@ describe("staff principal lookup", () => {
     // The same principal by email, in any case.
     const byEmail = ok<Lookup>(await staff(acme, "dpo", "GET", `${LOOKUP}?email=LOOKUP%40example.com`));
     assert.deepEqual(byEmail, body);
+  });
+
+  test("an event whose audit entry was deleted (tampering) shows no position, never a made-up one", async () => {
+    await principal(t, acme, "lookup-3", "third@example.com");
+    await give("third@example.com", "Account");
+    const before = ok<Lookup>(await staff(acme, "viewer", "GET", `${LOOKUP}?externalId=lookup-3`));
+    const [event] = before.events;
+    assert.equal(typeof event!.chainSeq, "number");
+    await t.db.query("DELETE FROM audit_entries WHERE organization_id = $1 AND seq = $2", [
+      acme.org.organizationId,
+      event!.chainSeq,
+    ]);
+    const after = ok<Lookup>(await staff(acme, "viewer", "GET", `${LOOKUP}?externalId=lookup-3`));
+    assert.equal(after.events[0]!.chainSeq, null);
+    assert.equal(after.consents[0]!.chainSeq, null);
   });
 
   test("a consent without events has chainSeq null; the nomination is the latest, even revoked", async () => {
@@ -150,7 +171,7 @@ describe("staff principal lookup", () => {
     assert.equal(body.events.length, LOOKUP_EVENT_LIMIT);
     // The two oldest events (the first consent's) are the ones left out.
     assert.ok(!body.events.some((e) => e.consentId === first));
-    const seqs = body.events.map((e) => e.chainSeq);
+    const seqs = body.events.map((e) => e.chainSeq!);
     assert.deepEqual(
       seqs,
       [...seqs].sort((a, b) => a - b),

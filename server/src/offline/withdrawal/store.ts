@@ -20,6 +20,31 @@ export async function insertWithdrawalToken(
   );
 }
 
+/**
+ * Inserts several tokens (one row per consent each stands for) in one statement: a synced batch of
+ * offline captures mints one token per session.
+ */
+export async function insertWithdrawalTokens(
+  tx: Queryable,
+  tokens: readonly {
+    tokenHash: string;
+    organizationId: string;
+    consentIds: readonly string[];
+    issuedAt: number;
+  }[],
+): Promise<void> {
+  const values = tokens.flatMap((token) =>
+    token.consentIds.map((consentId) => ({
+      token_hash: token.tokenHash,
+      organization_id: token.organizationId,
+      consent_id: consentId,
+      issued_at: token.issuedAt,
+    })),
+  );
+  if (values.length === 0) return;
+  await execute(tx, qb.insertInto("withdrawal_tokens").values(values));
+}
+
 /** The consents a token withdraws, by the token's hash; undefined for an unknown token. */
 export async function findTokenConsents(
   db: Queryable,

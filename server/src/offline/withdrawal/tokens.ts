@@ -5,7 +5,7 @@
 import type { Queryable } from "../../db/database.js";
 import { randomBase62 } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/secrets.js";
-import { findTokenConsents, insertWithdrawalToken } from "./store.js";
+import { findTokenConsents, insertWithdrawalToken, insertWithdrawalTokens } from "./store.js";
 
 const TOKEN_PREFIX = "wdt_";
 
@@ -23,6 +23,26 @@ export async function issueWithdrawalToken(
   const token = `${TOKEN_PREFIX}${randomBase62(32)}`;
   await insertWithdrawalToken(tx, { ...consents, tokenHash: sha256Hex(token), issuedAt: now });
   return token;
+}
+
+/**
+ * Mints one token per entry of `batch` (each for its consents, none empty) in one statement, in the
+ * caller's transaction; returns them in the order given. For a synced batch of offline captures.
+ */
+export async function issueWithdrawalTokens(
+  tx: Queryable,
+  batch: readonly { organizationId: string; consentIds: readonly string[] }[],
+  now: number,
+): Promise<string[]> {
+  if (batch.some((consents) => consents.consentIds.length === 0)) {
+    throw new Error("a withdrawal token needs at least one consent");
+  }
+  const tokens = batch.map(() => `${TOKEN_PREFIX}${randomBase62(32)}`);
+  await insertWithdrawalTokens(
+    tx,
+    batch.map((consents, i) => ({ ...consents, tokenHash: sha256Hex(tokens[i]!), issuedAt: now })),
+  );
+  return tokens;
 }
 
 /** The consents a presented token withdraws; undefined when the token is unknown or malformed. */

@@ -83,6 +83,60 @@ export async function insertPendingDeliveries(
   );
 }
 
+/** Inserts several events of one organisation in one statement (a batch writer's events). */
+export async function insertEvents(
+  db: Queryable,
+  organizationId: string,
+  events: readonly { eventId: string; eventType: string; payload: unknown; createdAt: number }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await execute(
+    db,
+    qb.insertInto("webhook_events").values(
+      events.map((event) => ({
+        organization_id: organizationId,
+        event_id: event.eventId,
+        event_type: event.eventType,
+        payload: JSON.stringify(event.payload),
+        created_at: event.createdAt,
+      })),
+    ),
+  );
+}
+
+/**
+ * insertPendingDeliveries for several events of one organisation in one statement: each delivery
+ * names its event and the event's type, and is made only if its endpoint is, as this runs, enabled,
+ * undeleted and subscribed to that type.
+ */
+export async function insertPendingDeliveriesOfEvents(
+  db: Queryable,
+  input: {
+    organizationId: string;
+    deliveries: readonly { deliveryId: string; endpointId: string; eventId: string; eventType: string }[];
+    now: number;
+  },
+): Promise<void> {
+  if (input.deliveries.length === 0) return;
+  // Hand-written: UPDATE-free INSERT … SELECT over unnest, as insertPendingDeliveries.
+  await db.query(
+    `INSERT INTO webhook_deliveries (organization_id, delivery_id, endpoint_id, event_id, status, attempts,
+                                     next_attempt_at, retry_window_start, created_at)
+     SELECT $1, d.delivery_id, d.endpoint_id, d.event_id, 'pending', 0, $2, $2, $2
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS d (delivery_id, endpoint_id, event_id, event_type)
+       JOIN webhook_endpoints e ON e.organization_id = $1 AND e.endpoint_id = d.endpoint_id
+      WHERE e.enabled AND e.deleted_at IS NULL AND d.event_type = ANY (e.event_types)`,
+    [
+      input.organizationId,
+      input.now,
+      input.deliveries.map((delivery) => delivery.deliveryId),
+      input.deliveries.map((delivery) => delivery.endpointId),
+      input.deliveries.map((delivery) => delivery.eventId),
+      input.deliveries.map((delivery) => delivery.eventType),
+    ],
+  );
+}
+
 /** Cancels the endpoint's queued deliveries (those waiting and those a worker holds). */
 export async function cancelQueuedDeliveries(
   db: Queryable,

@@ -1,0 +1,76 @@
+// Staff routes of enrolled devices (/api/v1/staff/devices…), for a staff session or the
+// organisation's service key (a server managing a device fleet). Every read and write is scoped to
+// the caller's organisation: another organisation's device is a 404. Writes need admin or dpo (a
+// service key may write). All three are behind the `offline_agent_capture` capability
+// (capabilities/capabilities.ts), checked centrally before a handler runs.
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../../app.js";
+import type { RouteModule } from "../../http/app.js";
+import type { ServiceCredential, StaffCredential } from "../../lib/credentials.js";
+import { unauthorized } from "../../lib/failure.js";
+import { deviceToWire, enrolDevice, pageDevices, revokeDevice, type DeviceActor } from "./devices.js";
+
+const WRITERS = ["admin", "dpo"] as const;
+
+/** The staff session or the organisation's service key of a staff route. */
+function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
+  const credential = request.credential;
+  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
+  throw unauthorized();
+}
+
+const actorOf = (operator: StaffCredential | ServiceCredential): DeviceActor =>
+  operator.kind === "staff"
+    ? { kind: "staff", id: operator.staffId }
+    : { kind: "service", id: operator.apiKeyId };
+
+export const deviceRoutes: RouteModule<AppContext> = ({ db, clock }) => [
+  {
+    operationId: "listDevices",
+    handler: async (request) => {
+      const { organizationId } = operatorOf(request);
+      const page = await pageDevices(db, organizationId, request.query);
+      return { devices: page.items.map(deviceToWire), nextCursor: page.nextCursor };
+    },
+  },
+  {
+    operationId: "enrollDevice",
+    roles: WRITERS,
+    idempotency: true,
+    handler: async (request, _reply, tools) => {
+      const operator = operatorOf(request);
+      const now = clock.now();
+      return tools.write(async (tx) =>
+        deviceToWire(
+          await enrolDevice(
+            tx,
+            { organizationId: operator.organizationId, ...request.body, actor: actorOf(operator) },
+            now,
+          ),
+        ),
+      );
+    },
+  },
+  {
+    operationId: "revokeDevice",
+    roles: WRITERS,
+    handler: async (request) => {
+      const operator = operatorOf(request);
+      const now = clock.now();
+      return db.transaction(async (tx) =>
+        deviceToWire(
+          await revokeDevice(
+            tx,
+            {
+              organizationId: operator.organizationId,
+              deviceId: request.params.deviceId,
+              reason: request.body.reason,
+              actor: actorOf(operator),
+            },
+            now,
+          ),
+        ),
+      );
+    },
+  },
+];

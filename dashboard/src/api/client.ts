@@ -38,6 +38,7 @@ export const IDEMPOTENT_POSTS = [
   "/api/v1/offline-consent/links",
   "/api/v1/offline/pos",
   "/api/v1/offline/ivr",
+  "/api/v1/staff/devices",
 ] as const satisfies readonly PostPathsTakingIdempotencyKey[];
 
 // Fails to compile when the contract gains an idempotent POST this list lacks (`npm run generate`).

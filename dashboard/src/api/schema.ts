@@ -423,6 +423,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's enrolled offline-capture devices
+         * @description The caller's organisation's devices, newest enrolment first (then by `deviceId`), active and
+         *     revoked unless `status` filters them. Any staff role may list; so may the organisation's
+         *     service key (a server managing a device fleet). `404 NOT_FOUND` while the
+         *     `offline_agent_capture` capability is off. Added in 2.14.0.
+         */
+        get: operations["listDevices"];
+        put?: never;
+        /**
+         * Enrol a device's public key for signed offline captures
+         * @description Registers the P-256 public key with which a device (an agent app, a POS terminal, a kiosk)
+         *     signs its capture sessions (`contract/specs/capture-artifact.md`); Guard mints the
+         *     `deviceId` the device then puts in every session. `publicKeySpki` is standard padded base64
+         *     of the SubjectPublicKeyInfo DER of a P-256 (prime256v1) key, uncompressed point (91 bytes):
+         *     anything else (another curve such as secp256k1, an RSA key, a truncated or altered DER,
+         *     base64 that is not the canonical encoding of its bytes) is `400 VALIDATION_ERROR` naming
+         *     `publicKeySpki`. A key already enrolled in the organisation, revoked or not, is
+         *     `409 CONFLICT` (one key, one device: a re-enrolled device makes a new key). Recorded on the
+         *     audit chain (`offline_device.enrolled`). `admin` and `dpo` sessions, or the service key;
+         *     `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls need `X-CSRF-Token`. `404
+         *     NOT_FOUND` while the `offline_agent_capture` capability is off. Added in 2.14.0.
+         */
+        post: operations["enrollDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/devices/{deviceId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an enrolled device
+         * @description The device's key stops counting at once: sessions it signs, including ones captured before
+         *     and synced after this, are quarantined as `device_revoked`; sessions already verified stay
+         *     valid evidence. The device row is kept (never deleted). Recorded on the audit chain
+         *     (`offline_device.revoked`) with who and why. Revoking a revoked device is `409 CONFLICT`;
+         *     an unknown device or another organisation's is `404 NOT_FOUND`. `admin` and `dpo` sessions,
+         *     or the service key; `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls need
+         *     `X-CSRF-Token`. Added in 2.14.0.
+         */
+        post: operations["revokeDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline/captures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List synced offline capture sessions (the quarantine review queue)
+         * @description The caller's organisation's synced capture sessions, newest receipt first (then by
+         *     `sessionId`), every outcome unless filtered: `status=quarantined&reviewStatus=pending` is the
+         *     review queue. Each session is shown as stored: the grants it showed (declined ones included),
+         *     the signed notice version and locale, the device clock, and a `phone_hash` handle only as its
+         *     keyed hash. Any staff role may list. `404 NOT_FOUND` while the `offline_agent_capture`
+         *     capability is off. Added in 2.14.0.
+         */
+        get: operations["listOfflineCaptures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline/captures/{sessionId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a quarantined capture session, creating its consents
+         * @description A staff member vouches for a quarantined session whose proof held: its signature verified
+         *     against an enrolled, unrevoked key when it was received, and only its timing failed
+         *     (`clock_skew`, `notice_superseded`). The consents are then created as verification would
+         *     have created them (source `offline`, the signed notice version, given now) and the answer
+         *     carries the `withdrawalToken` to hand to the principal. The signed notice version must still
+         *     be one the organisation published and must itemise the opted-in purposes. Any other reason
+         *     is `409 CONFLICT` saying why: nothing a device sends creates a consent without a valid
+         *     signature. A session that is not quarantined, or was already reviewed, is `409 CONFLICT`.
+         *     Recorded on the audit chain (`offline_capture.released`) with who and why. `admin` and `dpo`
+         *     sessions; `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls need `X-CSRF-Token`.
+         *     Added in 2.14.0.
+         */
+        post: operations["releaseOfflineCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline/captures/{sessionId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a quarantined capture session after review
+         * @description Closes the review of a quarantined session without creating any consent; the session stays
+         *     stored as evidence. Recorded on the audit chain (`offline_capture.review_rejected`) with who
+         *     and why. A session that is not quarantined, or was already reviewed, is `409 CONFLICT`.
+         *     `admin` and `dpo` sessions; `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls need
+         *     `X-CSRF-Token`. Added in 2.14.0.
+         */
+        post: operations["rejectOfflineCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/org/{slug}": {
         parameters: {
             query?: never;
@@ -968,7 +1110,10 @@ export interface paths {
         };
         /**
          * The organisation's capabilities and whether each is on
-         * @description Any staff role. Every capability is on unless an admin switched it off.
+         * @description Any staff role. Every capability is on unless an admin switched it off. Since 2.14.0 the
+         *     list holds only the capabilities this deployment has built (all of whose routes it serves):
+         *     a `CapabilityName` whose routes are in this description but not yet served is neither
+         *     listed nor switchable (`PUT` answers 400 naming it).
          */
         get: operations["listCapabilities"];
         /**
@@ -1459,8 +1604,63 @@ export interface paths {
          * @description For a fiduciary's server integration (hospital system, POS terminal, core banking). The
          *     returned `token` resolves at `/offline-consent/{token}` on the deployment's origin; render
          *     that URL as a QR code. Rate-limited per API key.
+         *     The notice must be the organisation's and published, and must itemise `purpose`
+         *     (`400 VALIDATION_ERROR` naming `purpose` otherwise). The principal's page shows the notice's
+         *     current published version in its languages (`?lang=`, else `Accept-Language`), and records
+         *     an agreement (a consent with source `offline_link` and a withdrawal token shown to the
+         *     principal) or a refusal (kept as evidence); while the `offline_consent_bridge` capability is
+         *     off the page answers `404`, and a disabled link's page `410`. The answer's `url` was added
+         *     in 2.14.0.
          */
         post: operations["createOfflineConsentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline-consent/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's offline (QR) consent links
+         * @description The caller's organisation's links, newest first (then by `linkId`), with their staff-only
+         *     labels and how many principals agreed and declined on each. Tokens are never shown again.
+         *     Any staff role may list; so may the organisation's service key. `404 NOT_FOUND` while the
+         *     `offline_consent_links` capability is off. Added in 2.14.0.
+         */
+        get: operations["listOfflineConsentLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline-consent/links/{linkId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an offline (QR) consent link
+         * @description The link's page answers `410` from now on (a printed QR code that must stop working);
+         *     consents already given through it stay valid, and its answers stay as evidence. The link is
+         *     kept (never deleted). Recorded on the audit chain (`offline_link.disabled`). Disabling a
+         *     disabled link is `409 CONFLICT`; an unknown link or another organisation's is
+         *     `404 NOT_FOUND`. `admin` and `dpo` sessions, or the service key; `viewer` gets
+         *     `403 FORBIDDEN`. Cookie-authenticated calls need `X-CSRF-Token`. Added in 2.14.0.
+         */
+        post: operations["disableOfflineConsentLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1483,12 +1683,38 @@ export interface paths {
          *     string and verifies the signature against the device's enrolled public key.
          *
          *     Every session is processed independently, so **partial success is normal**: a 200 does not
-         *     mean every session was accepted, inspect each result's `status`. Only the envelope (a JSON
-         *     object with 1-200 `sessions`) can fail the whole batch with 400; a session that does not
-         *     match `OfflineCaptureSession` is answered `rejected` with reason `invalid_session`, and
-         *     one that fails verification is `quarantined` with a reason and kept as evidence. A
-         *     replayed `clientSessionId` returns its first result and writes nothing. Rate-limited per
-         *     API key.
+         *     mean every session was accepted, inspect each result's `status`. A malformed request fails
+         *     as a whole with `400 VALIDATION_ERROR` naming the field: no `sessions`, 0 or more than 200
+         *     of them, or any session that does not match `OfflineCaptureSession` (a missing field, a
+         *     wrong type, a value outside an enumeration, a `deviceSignature` that is not 64 bytes of
+         *     padded standard base64). A well-formed session never fails the request; it is answered:
+         *
+         *     - `verified`: one consent (source `offline`) per `opt_in` purpose, against the signed notice
+         *       version, given at the time of receipt (`capturedAtClient` is recorded verbatim but not
+         *       trusted), and one `withdrawalToken` for them all. A session that opts in to nothing is
+         *       verified with no consent; its refusals are stored as evidence.
+         *     - `quarantined`: a well-formed artefact whose proof or timing failed, kept for staff review
+         *       (`listOfflineCaptures`, and the webhook event `offline_capture.quarantined`): the device is
+         *       not enrolled in the key's organisation (`unknown_device`) or is revoked
+         *       (`device_revoked`), the signature does not verify over the `dpdpcca/2` string built with
+         *       the device's enrolment organisation (`signature_mismatch`), `capturedAtClient` is more than
+         *       7 days from receipt (`clock_skew`), the notice has no published version or the signed
+         *       version was never published (`notice_unpublished`), or a newer version has been published
+         *       since (`notice_superseded`). Checked in that order; the first failure is the reason.
+         *     - `rejected` with `invalid_session`: not an artefact of this organisation at all, so there is
+         *       nothing to review: the session cannot be made into a `dpdpcca/2` string (a duplicate
+         *       `purposeKey`, a `noticeVersion` or `capturedAtClient` beyond 2^53-1), or it names a notice
+         *       the device's organisation does not have (a device signing for another organisation's
+         *       notice) or a purpose the signed notice version does not itemise.
+         *
+         *     Every outcome is stored as evidence and recorded on the audit chain
+         *     (`offline_capture.verified`, `.quarantined`, `.rejected`). Nothing a device sends creates a
+         *     consent without a valid signature from an enrolled, unrevoked key. A phone number in a
+         *     `phone_hash` handle is stored only as a keyed hash. A replayed `clientSessionId` (per
+         *     organisation, in this batch or an earlier one) returns its first result, with the same
+         *     consent ids and withdrawal token, and writes nothing; concurrent re-syncs of one batch give
+         *     one consent each. Rate-limited per API key. The per-outcome description was added in
+         *     2.14.0.
          */
         post: operations["syncOfflineCaptures"];
         delete?: never;
@@ -1513,8 +1739,67 @@ export interface paths {
          *     consent**: none exists until the principal confirms. Unanswered requests expire after 72
          *     hours into the DPO queue. `phone` is normalised and HMAC'd per organisation before
          *     storage, never stored in the clear. Rate-limited per API key.
+         *
+         *     Added in 2.14.0: the request records the notice version published when it is made (the one
+         *     the receipt refers to); if the notice is republished before the customer answers, the page
+         *     shows the version then published and a confirmation consents to that one (a consent is
+         *     always given against what the principal was shown). `purpose` must be one the notice
+         *     itemises. The `token` is returned only here (Guard keeps its SHA-256); `url` is the page to
+         *     print. A confirmation creates one consent with source `offline_pos`, held by the guest
+         *     `pos:<requestId>`; a decline is kept as evidence. Staff follow expired requests up with
+         *     `listPosConsentRequests` and `closePosConsentRequest`.
          */
         post: operations["createPosConsentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline/pos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The point-of-sale requests awaiting follow-up (or of another status)
+         * @description The caller's organisation's POS consent requests of one `status`, earliest `expiresAt`
+         *     first (then by `requestId`). Without `status`, the expired ones: requests the customer left
+         *     unanswered for 72 hours, which staff follow up and close. Never shows a phone number or a
+         *     token. Any staff role may list. `404 NOT_FOUND` while the `offline_async_consent`
+         *     capability is off. Added in 2.14.0.
+         */
+        get: operations["listPosConsentRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/offline/pos/{requestId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an expired point-of-sale request after follow-up
+         * @description Staff record what they did about a request the customer left unanswered; the request
+         *     becomes `closed`, with who, when and the note, also on the audit chain
+         *     (`offline_pos.closed`). Only an `expired` request can be closed (another status is
+         *     `409 CONFLICT`); closing gives no consent. An unknown request or another organisation's is
+         *     `404 NOT_FOUND`. `admin` and `dpo` sessions; `viewer` gets `403 FORBIDDEN`.
+         *     Cookie-authenticated calls need `X-CSRF-Token`. `404 NOT_FOUND` while the
+         *     `offline_async_consent` capability is off. Added in 2.14.0.
+         */
+        post: operations["closePosConsentRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1537,8 +1822,45 @@ export interface paths {
          *     anything else stores the artefact without a consent, so a refusal is kept as evidence.
          *     `partnerCallId` is the natural idempotency key: a resubmission returns the original
          *     artefact. Rate-limited per API key.
+         *
+         *     Added in 2.14.0: the artefact is stored immutably, against the notice version published
+         *     when it is received, and the consent is given at receipt time. A resubmission with the same
+         *     `partnerCallId` and the same body answers 201 with the original `artifactId`, `consentId`,
+         *     `accepted` and `withdrawalToken`, marked `Idempotent-Replayed: true`, and writes nothing;
+         *     the same `partnerCallId` with another body is `409 CONFLICT`. `locale` must name a language
+         *     the published version has content for (`hi-IN` matches `hi`).
          */
         post: operations["recordIvrConsentArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offline/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw the consents a withdrawal token stands for (public, rate-limited)
+         * @description A principal who consented offline (a signed device capture, a QR link, a point-of-sale
+         *     confirmation, an IVR call) withdraws with the `withdrawalToken` printed on their slip or
+         *     read out to them, as easily as they gave consent (DPDP s.6(4)). The token is the proof:
+         *     no credential is needed. Every consent the token stands for is withdrawn in one
+         *     transaction, each recorded and raised as `consent.withdrawn` exactly as any withdrawal.
+         *     Idempotent: consents the token stands for that are already withdrawn are listed under
+         *     `alreadyWithdrawn`, so withdrawing again answers 200. An unknown token and a malformed one
+         *     get the same `404 NOT_FOUND`. Not behind any capability: withdrawal stays possible after
+         *     an organisation switches an offline capability off. Rate-limited per client address (each
+         *     instance counts its own). The principal-facing page `/withdraw` (a form) and
+         *     `/withdraw/{token}` (a QR code's link) apply the same rule. Added in 2.14.0.
+         */
+        post: operations["withdrawConsentByToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2211,7 +2533,9 @@ export interface components {
          *     (listDueRetentions); `breach_register_api` (listBreaches); `cross_border_api`
          *     (listCrossBorderTransfers); `offline_consent_links` (createOfflineConsentLink);
          *     `offline_agent_capture` (syncOfflineCaptures); `offline_async_consent`
-         *     (createPosConsentRequest, recordIvrConsentArtifact). These change behaviour instead:
+         *     (createPosConsentRequest, recordIvrConsentArtifact; added in 2.14.0:
+         *     listPosConsentRequests, closePosConsentRequest, and the `/consent/{token}` page). These
+         *     change behaviour instead:
          *     `consent_gate_decision_audit` (off: decisions are not recorded),
          *     `consent_gate_bypass_alerts` (off: no alerts), `offline_consent_bridge` (off: links are not
          *     redeemable), `dsr_statutory_denial` (off: denial answers 400, suggestions are empty).
@@ -2473,8 +2797,32 @@ export interface components {
         };
         OfflineConsentLink: {
             linkId: string;
-            /** @description Opaque token that resolves at `/offline-consent/{token}` on the deployment's origin; render that URL as a QR code. */
+            /** @description Opaque token that resolves at `/offline-consent/{token}` on the deployment's origin; render that URL as a QR code. Shown once; Guard keeps only its hash. */
             token: string;
+            /** @description The absolute URL of the link's page, `<origin>/offline-consent/<token>`, on `GUARD_PUBLIC_URL` when set, else the origin the request was made to; render it as the QR code. Added in 2.14.0. */
+            url?: string;
+        };
+        /** @description An offline consent link as staff see it (never its token). Added in 2.14.0. */
+        OfflineConsentLinkRecord: {
+            /** @description `lnk_...`. */
+            linkId: string;
+            noticeId: string;
+            purpose: string;
+            dataTypes: string[];
+            /** @description Where the link or QR code is deployed, as given when it was minted; null when none was given. Shown to staff only. */
+            label: string | null;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Who minted it: `service:<apiKeyId>` or `staff:<staffId>`. */
+            createdBy: string;
+            /** @description Epoch ms the link was disabled, or null while it is redeemable. */
+            disabledAt: number | null;
+            /** @description Who disabled it (`staff:<staffId>` or `service:<apiKeyId>`), or null. */
+            disabledBy: string | null;
+            /** @description Principals who agreed on the link's page (each gave one consent). */
+            acceptedCount: number;
+            /** @description Principals who declined on the link's page (each refusal is kept as evidence). */
+            declinedCount: number;
         };
         /**
          * @description One physical consent interaction, created and signed on an enrolled device and replayed on
@@ -2495,7 +2843,7 @@ export interface components {
             channel: "qr" | "agent_app" | "pos" | "async_link" | "ivr";
             /** @description Device clock at capture, epoch ms. Recorded verbatim; skew beyond 7 days quarantines as `clock_skew`. */
             capturedAtClient: number;
-            /** @description Standard base64 of the raw 64-byte IEEE-P1363 `r||s` ECDSA P-256 signature (not DER). */
+            /** @description Standard padded base64 of the raw 64-byte IEEE-P1363 `r||s` ECDSA P-256 signature (not DER), so exactly 88 characters ending in `==`. Anything else (DER, a truncated signature, base64url, missing padding) fails the whole request with `400 VALIDATION_ERROR`; the pattern was added in 2.14.0. */
             deviceSignature: string;
             dataTypes: components["schemas"]["DataTypeList"];
             /** @description Every purpose the principal was shown, opted in or out (1-100). */
@@ -2528,6 +2876,8 @@ export interface components {
             reason?: string;
             /** @description Present when a consent receipt was issued. Hand it to the principal (printed slip or read out); it is what makes the consent withdrawable under s.6(4). */
             withdrawalToken?: string;
+            /** @description Every consent the session gave, one per `opt_in` purpose in purpose order (`consentId` is the first); one `withdrawalToken` withdraws them all. Present when `status` is `verified` (empty when the principal opted in to nothing). Added in 2.14.0. */
+            consentIds?: string[];
         };
         IvrConsentArtifact: {
             noticeId: components["schemas"]["Id"];
@@ -2549,6 +2899,37 @@ export interface components {
             partnerSignature: string;
             purpose: components["schemas"]["Purpose"];
             dataTypes: components["schemas"]["DataTypeList"];
+        };
+        /** @description A point-of-sale consent request as staff see it; never the phone number (Guard keeps only its keyed hash) or the token. Added in 2.14.0. */
+        PosConsentRequest: {
+            /** @description `pos_...`. */
+            requestId: string;
+            noticeId: string;
+            /** @description The notice version published when the till made the request. */
+            noticeVersion: number;
+            purpose: string;
+            dataTypes: string[];
+            /**
+             * @description `pending` (waiting for the customer), `confirmed` (a consent was given, `consentId`), `declined` (kept as evidence), `expired` (unanswered 72 hours after creation; waiting for staff follow-up) or `closed` (an expired request staff followed up).
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "declined" | "expired" | "closed";
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Epoch ms after which the request expires unanswered. */
+            expiresAt: number;
+            /** @description Epoch ms of the customer's confirmation or decline; null otherwise. */
+            answeredAt: number | null;
+            /** @description The consent a confirmation gave (source `offline_pos`); null otherwise. */
+            consentId: string | null;
+            /** @description The API key id (`key_...`) the till called with. */
+            createdBy: string;
+            /** @description Epoch ms staff closed the expired request; null until then. */
+            closedAt: number | null;
+            /** @description The staff id (`stf_...`) who closed it; null until then. */
+            closedBy: string | null;
+            /** @description What staff did about it (called the customer, nothing to do, ...); null until closed. */
+            closeNote: string | null;
         };
         /** @description A pre-built statutory citation for denying an erasure request. */
         StatutoryBasisSuggestion: {
@@ -2695,8 +3076,8 @@ export interface components {
             reason: string | null;
             auditHash: string;
             auditKeyVersion: number;
-            /** @description The event's position on the organisation's audit chain. */
-            chainSeq: number;
+            /** @description The event's position on the organisation's audit chain. Null (since 2.14.0) only when the event's audit entry is missing from the chain, which `POST /api/v1/staff/audit/verify` reports as tampering; a position is never made up. */
+            chainSeq: number | null;
         };
         RightsQueueHealth: {
             /** @description Not yet closed, neither due soon nor overdue. */
@@ -2798,6 +3179,84 @@ export interface components {
             key: string;
             /** @description Epoch ms. */
             createdAt: number;
+        };
+        /** @description A device enrolled to sign offline capture sessions (`contract/specs/capture-artifact.md`). Added in 2.14.0. */
+        OfflineDevice: {
+            /** @description `dev_...`; the device puts it in every session it signs. */
+            deviceId: string;
+            /** @description Where the device is or who carries it; shown to staff only. */
+            label: string;
+            /** @enum {string} */
+            channel: "qr" | "agent_app" | "pos" | "async_link" | "ivr";
+            /** @description Standard base64 of the P-256 SubjectPublicKeyInfo DER, as enrolled. */
+            publicKeySpki: string;
+            /** @description SHA-256 of the SPKI DER, 64 lowercase hex digits; compare it with the device's own display to confirm the right key was enrolled. */
+            keyFingerprint: string;
+            /** @description Epoch ms. */
+            enrolledAt: number;
+            /** @description Who enrolled it: a staff id (`stf_...`), a service API key id (`key_...`), or `cli:<OS user>` for the `guard` CLI. */
+            enrolledBy: string;
+            /** @description Epoch ms of revocation, or null while active. */
+            revokedAt: number | null;
+            /** @description Who revoked it (as `enrolledBy`), or null while active. */
+            revokedBy: string | null;
+            /** @description Why it was revoked, or null while active. */
+            revocationReason: string | null;
+        };
+        /** @description Why a staff member releases or rejects a quarantined session. Added in 2.14.0. */
+        OfflineCaptureReviewRequest: {
+            /** @description Kept with the session and on the audit chain. Not only whitespace. */
+            note: string;
+        };
+        /** @description A synced offline capture session as stored (evidence), for staff review. Added in 2.14.0. */
+        OfflineCaptureRecord: {
+            /** @description Guard's id of the stored session (`ocs_...`). */
+            sessionId: string;
+            clientSessionId: string;
+            deviceId: string;
+            /** @enum {string} */
+            status: "verified" | "quarantined" | "rejected";
+            /**
+             * @description Why it was not verified (see `syncOfflineCaptures`); null when verified.
+             * @enum {string|null}
+             */
+            reason: "unknown_device" | "device_revoked" | "signature_mismatch" | "clock_skew" | "notice_unpublished" | "notice_superseded" | "invalid_session" | null;
+            /**
+             * @description Null until a staff member reviewed the quarantined session.
+             * @enum {string|null}
+             */
+            reviewStatus: "released" | "rejected_by_staff" | null;
+            /** @description The reviewing staff member (`staff_...`), or null. */
+            reviewedBy: string | null;
+            /** @description Epoch ms of the review, or null. */
+            reviewedAt: number | null;
+            reviewNote: string | null;
+            /** @description As signed; null only for a rejected session that did not carry it usably. */
+            noticeId: string | null;
+            /** @description As signed; null when it was not a safe integer (a rejected session). */
+            noticeVersion: number | null;
+            noticeLocale: string | null;
+            channel: string | null;
+            /** @description The device clock at capture (epoch ms), as sent; null when it was not a safe integer. */
+            capturedAtClient: number | null;
+            /** @description Epoch ms the server received the session. */
+            receivedAt: number;
+            /** @description Every purpose shown, opted in or out, as sent. */
+            purposeGrants: {
+                purposeKey: string;
+                purposeLabel?: string;
+                category?: string;
+                status: string;
+            }[];
+            dataTypes: string[];
+            /** @description The handle as stored; a `phone_hash` value is the organisation's keyed hash of the number, never the number. */
+            principalHandle: {
+                kind: string;
+                value: string;
+            } | null;
+            linkId: string | null;
+            /** @description The consents the session gave (verified, or released by staff). */
+            consentIds: string[];
         };
         /**
          * @description An event a webhook endpoint can subscribe to. `consent.given` and `consent.withdrawn` are
@@ -3114,6 +3573,8 @@ export interface components {
         DomainGroupId: components["schemas"]["Id"];
         /** @description The organisation whose queue to list; must be the caller's own (else `400 NOT_ASSOCIATED_WITH_ORG`). */
         OrganizationIdQuery: components["schemas"]["Id"];
+        /** @description Id of a stored offline capture session (`ocs_...`). Added in 2.14.0. */
+        OfflineCaptureSessionId: components["schemas"]["Id"];
         /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
         PageLimit: number;
         /**
@@ -4037,6 +4498,288 @@ export interface operations {
             /** @description No such endpoint in the session's organisation, or no such delivery for it (`NOT_FOUND`). */
             404: components["responses"]["NotFound"];
             /** @description The endpoint was deleted (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: {
+                /** @description `active` (not revoked) or `revoked`; both when absent. */
+                status?: "active" | "revoked";
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of devices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        devices: components["schemas"]["OfflineDevice"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability `offline_agent_capture` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enrollDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where the device is or who carries it (for example "Pune branch - tablet 2"); shown to staff only. Not only whitespace. */
+                    label: string;
+                    /**
+                     * @description The capture channel the device serves.
+                     * @enum {string}
+                     */
+                    channel: "qr" | "agent_app" | "pos" | "async_link" | "ivr";
+                    /** @description Standard padded base64 of the P-256 SubjectPublicKeyInfo DER (Android `publicKey.encoded`, CryptoKit `derRepresentation`). */
+                    publicKeySpki: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Enrolled. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineDevice"];
+                };
+            };
+            /** @description A missing or invalid field, or a public key that is not a P-256 SPKI (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description The capability `offline_agent_capture` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The key is already enrolled in the organisation, or the `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the enrolled device (`dev_...`). */
+                deviceId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why (lost, stolen, retired, compromised), kept with the device and on the audit chain. Not only whitespace. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked; the device as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineDevice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such device in the caller's organisation, or the capability `offline_agent_capture` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The device is already revoked (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOfflineCaptures: {
+        parameters: {
+            query?: {
+                /** @description Only sessions with this outcome. */
+                status?: "verified" | "quarantined" | "rejected";
+                /** @description `pending` (not reviewed yet), `released` or `rejected_by_staff`; any when absent. */
+                reviewStatus?: "pending" | "released" | "rejected_by_staff";
+                /** @description Only sessions this device synced; a device the organisation never enrolled is `404 NOT_FOUND`. */
+                deviceId?: components["schemas"]["Id"];
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        captures: components["schemas"]["OfflineCaptureRecord"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such device (`deviceId`) in the caller's organisation, or the capability `offline_agent_capture` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    releaseOfflineCapture: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of a stored offline capture session (`ocs_...`). Added in 2.14.0. */
+                sessionId: components["parameters"]["OfflineCaptureSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfflineCaptureReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Released; the session's result as verification would have answered it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineCaptureResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such session in the caller's organisation, or the capability `offline_agent_capture` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The session is not quarantined, was already reviewed, or its reason or notice does not allow a release (`CONFLICT`, the message says why). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rejectOfflineCapture: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of a stored offline capture session (`ocs_...`). Added in 2.14.0. */
+                sessionId: components["parameters"]["OfflineCaptureSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfflineCaptureReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Rejected; the session as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineCaptureRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such session in the caller's organisation, or the capability `offline_agent_capture` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The session is not quarantined or was already reviewed (`CONFLICT`). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5285,7 +6028,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every capability, in `CapabilityName` order. */
+            /** @description Every built capability, in `CapabilityName` order. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6422,6 +7165,87 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listOfflineConsentLinks: {
+        parameters: {
+            query?: {
+                /** @description `active` (redeemable) or `disabled`; both when absent. */
+                status?: "active" | "disabled";
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of links. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: components["schemas"]["OfflineConsentLinkRecord"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability `offline_consent_links` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disableOfflineConsentLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the link (`lnk_...`). */
+                linkId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disabled; the link as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineConsentLinkRecord"];
+                };
+            };
+            /** @description `linkId` is not an id (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such link in the caller's organisation, or the capability `offline_consent_links` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The link is already disabled (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     syncOfflineCaptures: {
         parameters: {
             query?: never;
@@ -6448,7 +7272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed body, empty batch, or more than 200 sessions (`VALIDATION_ERROR`). */
+            /** @description Malformed body, empty batch, more than 200 sessions, or a malformed session (`VALIDATION_ERROR`, `field` names it). */
             400: components["responses"]["BadRequest"];
             /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
             401: components["responses"]["Unauthorized"];
@@ -6502,10 +7326,12 @@ export interface operations {
                         token: string;
                         /** @description Epoch ms after which the request expires unanswered (72 hours). */
                         expiresAt: number;
+                        /** @description The absolute URL of the page the customer answers at (`/consent/{token}` on `GUARD_PUBLIC_URL`, else on the origin the till called); render it as a short link or QR code. Added in 2.14.0. */
+                        url?: string;
                     };
                 };
             };
-            /** @description Malformed body, empty `dataTypes`, or a phone number with no digits (`VALIDATION_ERROR`), or an unpublished notice (`NOTICE_NOT_PUBLISHED`). */
+            /** @description Malformed body, empty `dataTypes`, a phone number with no digits, or a purpose the notice does not itemise (`VALIDATION_ERROR`, `field` names it), or an unpublished notice (`NOTICE_NOT_PUBLISHED`). */
             400: components["responses"]["BadRequest"];
             /** @description Missing, invalid, or revoked API key (`UNAUTHORIZED`). */
             401: components["responses"]["Unauthorized"];
@@ -6517,6 +7343,93 @@ export interface operations {
             426: components["responses"]["UpgradeRequired"];
             /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPosConsentRequests: {
+        parameters: {
+            query?: {
+                /** @description Which requests; `expired` when absent. */
+                status?: "pending" | "confirmed" | "declined" | "expired" | "closed";
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requests: components["schemas"]["PosConsentRequest"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability `offline_async_consent` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    closePosConsentRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the POS request (`pos_...`). */
+                requestId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What was done (kept with the request and on the audit chain). Not only whitespace. */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Closed; the request as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PosConsentRequest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such request in the caller's organisation, or the capability `offline_async_consent` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The request is not `expired` (still pending, answered, or already closed) (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -6554,6 +7467,8 @@ export interface operations {
                         /** @description The consent recorded on acceptance; null (or absent) on a refusal. */
                         consentId?: string | null;
                         accepted: boolean;
+                        /** @description Present on acceptance. The agent or the IVR reads it out to the caller; with it the caller withdraws the consent at `/withdraw` or through `POST /api/v1/offline/withdrawals` (DPDP s.6(4)). Answered again on a resubmission. Added in 2.14.0. */
+                        withdrawalToken?: string;
                     };
                 };
             };
@@ -6568,6 +7483,54 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             426: components["responses"]["UpgradeRequired"];
             /** @description Per-API-key rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    withdrawConsentByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token as handed to the principal (`wdt_` and 32 letters or digits). */
+                    withdrawalToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The token's consents are withdrawn (now, or earlier). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The consents this request withdrew. */
+                        withdrawn: {
+                            consentId: string;
+                            purpose: string;
+                            noticeId: string;
+                            /** @description Epoch ms. */
+                            withdrawnAt: number;
+                        }[];
+                        /** @description The ids of the token's consents that were already withdrawn. */
+                        alreadyWithdrawn: string[];
+                    };
+                };
+            };
+            /** @description Malformed body, or no `withdrawalToken` (`VALIDATION_ERROR`). */
+            400: components["responses"]["BadRequest"];
+            /** @description No such withdrawal token, or a value that is not one (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            /** @description Per-address rate limit exceeded (`RATE_LIMITED`); wait `Retry-After` seconds. */
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

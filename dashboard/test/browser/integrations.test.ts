@@ -5,6 +5,7 @@
 // invalid name first: the API's message at the field) and sees the snippet serving it; a viewer
 // reads the page with no write controls. axe-core and a screenshot for both roles.
 import assert from "node:assert/strict";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { createApiKey } from "../../../server/src/accounts/api-keys.js";
@@ -205,6 +206,68 @@ describe("dashboard Integrations page in Chromium", { skip: browserSkip }, () =>
     assert.deepEqual(problems, []);
   });
 
+  test("a capture device: a bad key at its field, enrolled with its fingerprint, revoked with a reason", async () => {
+    const { page, problems } = dpo;
+    const devices = section(page, "Capture devices");
+    await devices.getByText("No devices enrolled yet.").waitFor();
+
+    // A secp256k1 key: the server's reason, at the key's field.
+    const k1 = generateKeyPairSync("ec", { namedCurve: "secp256k1" })
+      .publicKey.export({ type: "spki", format: "der" })
+      .toString("base64");
+    await devices.getByLabel("Device label").fill("Ward 4 tablet");
+    await devices.getByLabel("Channel").selectOption("agent_app");
+    const keyInput = devices.getByLabel("Public key");
+    await keyInput.fill(k1);
+    await devices.getByRole("button", { name: "Enrol device" }).click();
+    await devices.getByText(/secp256k1, not P-256/).waitFor();
+    assert.equal(await keyInput.getAttribute("aria-invalid"), "true");
+
+    // A P-256 key pasted as PEM is unwrapped and enrolled.
+    const { publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+    const der = publicKey.export({ type: "spki", format: "der" });
+    const fingerprint = createHash("sha256").update(der).digest("hex");
+    await keyInput.fill(publicKey.export({ type: "spki", format: "pem" }).toString());
+    await devices.getByRole("button", { name: "Enrol device" }).click();
+    await devices.getByText("“Ward 4 tablet” is enrolled as dev_").waitFor();
+    assert.equal(await keyInput.inputValue(), "", "the form is cleared");
+    const row = devices.getByRole("row", { name: /Ward 4 tablet/ });
+    await row.getByText("Active").waitFor();
+    const shown = fingerprint.slice(0, 16).replace(/(.{4})(?=.)/g, "$1 ");
+    assert.ok(await row.getByText(`${shown}…`).isVisible());
+    assert.ok(await row.getByText("Agent app").isVisible());
+
+    // The API has it, with the key as enrolled.
+    const listed = await guard.t.request({
+      method: "GET",
+      url: "/api/v1/staff/devices",
+      headers: { authorization: `Bearer ${guard.seeded.apiKey}` },
+    });
+    const [device] = (listed.json() as { devices: { deviceId: string; publicKeySpki: string }[] }).devices;
+    assert.equal(device?.publicKeySpki, der.toString("base64"));
+
+    // Revoking asks why; an empty reason is refused at its field, then the device is revoked.
+    await row.getByRole("button", { name: "Revoke Ward 4 tablet" }).click();
+    const dialog = page.getByRole("dialog", { name: "Revoke the device “Ward 4 tablet”?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Revoke device" }).click();
+    await dialog.locator(".field-error").waitFor();
+    assert.equal(await dialog.getByLabel("Reason").getAttribute("aria-invalid"), "true");
+    await dialog.getByLabel("Reason").fill("Tablet lost on the ward");
+    await dialog.getByRole("button", { name: "Revoke device" }).click();
+    await devices.getByText("“Ward 4 tablet” is revoked").waitFor();
+    await row.getByText("Revoked").waitFor();
+    assert.equal(await row.getByRole("button", { name: "Revoke Ward 4 tablet" }).count(), 0);
+
+    // The filter shows active devices only: none are left.
+    await devices.getByLabel("Which devices to show").selectOption("active");
+    await devices.getByText("No devices enrolled yet.").waitFor();
+    await devices.getByLabel("Which devices to show").selectOption("");
+    await row.getByText("Revoked").waitFor();
+    await checkAccessibility(page, "Integrations with a device (dpo)");
+    assert.deepEqual(problems, []);
+  });
+
   test("a viewer reads every section (paging through the keys) but gets no write controls", async () => {
     const viewer = await newUser(browser);
     users.push(viewer);
@@ -231,8 +294,17 @@ describe("dashboard Integrations page in Chromium", { skip: browserSkip }, () =>
     assert.equal(await keys.getByRole("button", { name: "Load more API keys" }).count(), 0, "the last page");
     await section(page, "Registered domains").getByRole("rowheader", { name: "shop.example.com" }).waitFor();
     assert.ok(await section(page, "Banner snippet").getByLabel("Banner snippet").isVisible());
-    assert.equal(await page.getByText(/can read this page but not change it/).count(), 4);
-    for (const name of ["Create API key", "Register endpoint", "Register domain", "Register app"])
+    // The devices enrolled by the DPO's test are listed, read-only.
+    const devices = section(page, "Capture devices");
+    await devices.getByRole("rowheader", { name: "Ward 4 tablet" }).waitFor();
+    assert.equal(await page.getByText(/can read this page but not change it/).count(), 5);
+    for (const name of [
+      "Create API key",
+      "Register endpoint",
+      "Register domain",
+      "Register app",
+      "Enrol device",
+    ])
       assert.equal(await page.getByRole("button", { name }).count(), 0, name);
     assert.equal(
       await page.getByRole("button", { name: /^(Revoke|Remove|Delete|Disable|Enable) / }).count(),

@@ -13,6 +13,10 @@ const SOURCE_LABELS: Record<string, string> = {
   direct: "Direct (your server)",
   anonymous: "Anonymous (banner, before sign-in)",
   linked: "Linked (anonymous consent tied to the account)",
+  offline: "Offline (signed on an enrolled device)",
+  offline_link: "Offline (QR consent link)",
+  offline_pos: "Offline (confirmed at a point of sale)",
+  offline_ivr: "Offline (IVR call)",
 };
 
 const sourceLabel = (source: string) => SOURCE_LABELS[source] ?? source;
@@ -146,7 +150,8 @@ function EventTimeline({ events }: { events: ConsentEvent[] }) {
           <p className="lookup-event-head">
             <strong>{EVENT_LABELS[event.eventType] ?? event.eventType}</strong>: {event.purpose}{" "}
             <span className="lookup-muted">
-              · <DateTime value={event.occurredAt} /> · {sourceLabel(event.source)} · chain #{event.chainSeq}
+              · <DateTime value={event.occurredAt} /> · {sourceLabel(event.source)} ·{" "}
+              {event.chainSeq === null ? "missing from the audit chain" : `chain #${event.chainSeq}`}
             </span>
           </p>
           {event.reason ? <p className="lookup-event-reason">Reason: {event.reason}</p> : null}

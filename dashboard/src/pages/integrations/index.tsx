@@ -1,8 +1,10 @@
 // Integrations (issue 24, page 2): everything a fiduciary's developers need to connect to Guard, as
 // anchored sections of one page: service API keys, webhook endpoints and their deliveries, the
-// banner snippet, and the registered domains and apps it serves.
+// banner snippet, the registered domains and apps it serves, and the devices enrolled to sign
+// offline capture sessions.
 import { Page } from "../../ui/index.js";
 import { ApiKeysSection } from "./ApiKeys.js";
+import { DevicesSection } from "./Devices.js";
 import { AppsSection, DomainsSection, useRegisteredDomains } from "./Registered.js";
 import { SnippetSection } from "./Snippet.js";
 import { WebhooksSection } from "./Webhooks.js";
@@ -14,6 +16,7 @@ const SECTIONS = [
   { id: "snippet", label: "Banner snippet" },
   { id: "domains", label: "Domains" },
   { id: "apps", label: "Apps" },
+  { id: "devices", label: "Capture devices" },
 ];
 
 export default function IntegrationsPage() {
@@ -23,7 +26,7 @@ export default function IntegrationsPage() {
   return (
     <Page
       title="Integrations"
-      intro="Connect your servers, your sites and your apps to Guard: API keys, webhooks, the banner snippet and where it may run."
+      intro="Connect your servers, your sites, your apps and your capture devices to Guard: API keys, webhooks, the banner snippet and where it may run, and the devices that capture consent offline."
     >
       <nav className="integrations-toc" aria-label="Sections of this page">
         <ul>
@@ -39,6 +42,7 @@ export default function IntegrationsPage() {
       <SnippetSection domains={domains} />
       <DomainsSection list={domains} />
       <AppsSection />
+      <DevicesSection />
     </Page>
   );
 }

@@ -59,7 +59,9 @@ export async function createStaffAccount(
 const conflict = (field: "role" | "disabled", message: string) => new Failure("CONFLICT", message, { field });
 
 /**
- * Sets the account's role and/or disabled state, on behalf of the admin `actorStaffId`; a field
+ * Sets the account's role and/or disabled state, on behalf of the admin `actorStaffId`, or of the
+ * operator when it is null (`guard staff disable|enable`: the system actor holds no account, so the
+ * rules about an admin's own account do not apply, the last-enabled-admin rule does); a field
  * left undefined is unchanged and a value the account already has changes nothing. Run it in a
  * transaction: the organisation's enabled admins are locked first, so of two concurrent changes
  * that would each leave one admin, the second sees the first's result and is refused.
@@ -68,7 +70,8 @@ export async function updateStaffAccount(
   tx: Queryable,
   input: {
     organizationId: string;
-    actorStaffId: string;
+    /** The admin making the change; null for the operator (CLI), who is no staff account. */
+    actorStaffId: string | null;
     staffId: string;
     role?: StaffRole | undefined;
     disabled?: boolean | undefined;

@@ -1,11 +1,16 @@
 // Staff users (the fiduciary's admins, DPOs and read-only viewers) and their passwords.
 import type { Database, Queryable } from "../db/database.js";
 import type { StaffRole } from "../lib/credentials.js";
-import { Failure, unauthorized, validationError } from "../lib/failure.js";
+import { Failure, notFound, unauthorized, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../lib/secrets.js";
 import { beginSignInAttempt, signInSucceeded } from "./sign-in-limits.js";
-import { insertStaffUser, staffUserForSignIn } from "./store.js";
+import {
+  endStaffUserSessions,
+  insertStaffUser,
+  setStaffUserPasswordHash,
+  staffUserForSignIn,
+} from "./store.js";
 
 export interface StaffUser {
   staffId: string;
@@ -28,6 +33,15 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+function checkPasswordLength(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw validationError(
+      "password",
+      `password must be ${MIN_PASSWORD_LENGTH}-${MAX_PASSWORD_LENGTH} characters`,
+    );
+  }
+}
+
 export async function createStaffUser(
   db: Queryable,
   input: { organizationId: string; email: string; role: StaffRole; password: string },
@@ -36,12 +50,7 @@ export async function createStaffUser(
   const email = normaliseEmail(input.email);
   if (!EMAIL_PATTERN.test(email) || email.length > 254)
     throw validationError("email", "email is not a valid email address");
-  if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
-    throw validationError(
-      "password",
-      `password must be ${MIN_PASSWORD_LENGTH}-${MAX_PASSWORD_LENGTH} characters`,
-    );
-  }
+  checkPasswordLength(input.password);
   const staffId = newId("stf");
   const inserted = await insertStaffUser(db, {
     organizationId: input.organizationId,
@@ -57,6 +66,25 @@ export async function createStaffUser(
     });
   }
   return { staffId, organizationId: input.organizationId, email, role: input.role, createdAt: now };
+}
+
+/**
+ * Sets a new password on the organisation's staff user `staffId` (only its scrypt hash is stored)
+ * and ends every open session of the account, so whoever held the old password is signed out. Run
+ * it in a transaction: the new hash and the ended sessions commit together. NOT_FOUND when the
+ * organisation has no such user. The account's role and disabled state are unchanged.
+ */
+export async function setStaffPassword(
+  tx: Queryable,
+  input: { organizationId: string; staffId: string; password: string },
+  now: number,
+): Promise<{ sessionsEnded: number }> {
+  checkPasswordLength(input.password);
+  const passwordHash = await hashPassword(input.password);
+  if (!(await setStaffUserPasswordHash(tx, input.organizationId, input.staffId, passwordHash))) {
+    throw notFound("No such staff account in this organisation");
+  }
+  return { sessionsEnded: await endStaffUserSessions(tx, input.organizationId, input.staffId, now) };
 }
 
 /**

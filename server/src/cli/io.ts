@@ -1,6 +1,7 @@
 // Output conventions of the `guard` CLI: results are JSON on stdout (indented for people, one line
 // with --json, so scripts can parse them); notes and errors go to stderr; exit 1 on failure, 2 on
-// a usage error.
+// a usage error. Times are epoch milliseconds in --json; for people, each one also reads as an ISO
+// 8601 date (humanTime).
 export class CliError extends Error {
   override name = "CliError";
   constructor(
@@ -17,10 +18,32 @@ export interface Output {
   note(message: string): void;
 }
 
+/** An epoch-ms time as people read it: `2026-11-26T23:40:00.000Z (1795736400000)`. */
+export function humanTime(ms: number): string {
+  return `${new Date(ms).toISOString()} (${ms})`;
+}
+
+/** Date.prototype.toISOString's range: ±8.64e15 ms from 1970. */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * JSON.stringify replacer for the indented (human) result: a time field (named `at` or `…At`, as
+ * every time field of the CLI's results is) holding an integer of epoch ms reads as humanTime.
+ * The --json line is left as it is, so scripts keep reading numbers.
+ */
+function humanTimes(key: string, value: unknown): unknown {
+  const isTimeField = key === "at" || /[a-z]At$/.test(key);
+  if (isTimeField && Number.isSafeInteger(value) && Math.abs(value as number) <= MAX_DATE_MS) {
+    return humanTime(value as number);
+  }
+  return value;
+}
+
 export function createOutput(json: boolean, streams = { out: process.stdout, err: process.stderr }): Output {
   return {
     json,
-    result: (value) => streams.out.write(`${JSON.stringify(value, null, json ? undefined : 2)}\n`),
+    result: (value) =>
+      streams.out.write(`${json ? JSON.stringify(value) : JSON.stringify(value, humanTimes, 2)}\n`),
     note: (message) => {
       if (!json) streams.err.write(`${message}\n`);
     },

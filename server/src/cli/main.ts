@@ -1,5 +1,7 @@
 // `guard`: the operator's command line. Each command group lives in ./commands; this file wires
 // the global options (--json, --data-dir) and the error/exit-code conventions.
+import fs from "node:fs";
+import { CONTRACT_VERSION } from "@guard/contract";
 import { Command, CommanderError } from "commander";
 import { DEFAULT_DATA_DIR } from "../config.js";
 import { CliContext, type GlobalOptions } from "./context.js";
@@ -13,6 +15,8 @@ import { registerRightsCommands } from "./commands/rights.js";
 import { registerWebhookCommands } from "./commands/webhooks.js";
 import { registerAuditCommands } from "./commands/audit.js";
 import { registerParentalCommands } from "./commands/parental.js";
+import { registerDeviceCommands } from "./commands/devices.js";
+import { registerDemoCommands } from "./commands/demo.js";
 
 /** Runs `action` with a context built from the global options, closing the database afterwards. */
 export type RunAction = <A extends unknown[]>(
@@ -20,7 +24,17 @@ export type RunAction = <A extends unknown[]>(
   options?: { keepOpen?: boolean },
 ) => (...args: A) => Promise<void>;
 
-function buildProgram(): Command {
+/** `guard --version`: this server package's version and the contract version it serves. */
+function versionText(json: boolean): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return json
+    ? JSON.stringify({ version: pkg.version, contractVersion: CONTRACT_VERSION })
+    : `guard ${pkg.version} (contract ${CONTRACT_VERSION})`;
+}
+
+function buildProgram(argv: readonly string[]): Command {
   const program = new Command("guard")
     .description("Guard: consent and data-principal rights service for India's DPDP Act")
     .option("--json", "print results as one line of JSON")
@@ -28,8 +42,14 @@ function buildProgram(): Command {
       "--data-dir <dir>",
       `embedded database directory (env GUARD_DATA_DIR, default ${DEFAULT_DATA_DIR})`,
     )
+    // Not commander's .version(): its text is fixed before --json (which may follow) is parsed.
+    .option("-V, --version", "print Guard's version and its contract version")
     .showHelpAfterError()
     .exitOverride();
+  program.on("option:version", () => {
+    process.stdout.write(`${versionText(argv.includes("--json"))}\n`);
+    throw new CommanderError(0, "commander.version", "version printed");
+  });
 
   const run: RunAction =
     (action, options = {}) =>
@@ -52,12 +72,14 @@ function buildProgram(): Command {
   registerWebhookCommands(program, run);
   registerAuditCommands(program, run);
   registerParentalCommands(program, run);
+  registerDeviceCommands(program, run);
+  registerDemoCommands(program, run);
   return program;
 }
 
 /** Parses and runs; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: "user" });
     return 0;

@@ -10,8 +10,10 @@ import { registerDomain } from "../banner/banner-config.js";
 import type { Database } from "../db/database.js";
 import { parseNoticeDraft, publishNotice } from "../notices/notices.js";
 
-const DEMO_SLUG = "demo";
-const DEMO_ADMIN_EMAIL = "admin@demo.example";
+export const DEMO_SLUG = "demo";
+export const DEMO_ADMIN_EMAIL = "admin@demo.example";
+/** The name of the service key the demo is created with (and `guard demo reset-credentials` adds). */
+export const DEMO_KEY_NAME = "demo backend";
 
 export const DEMO_NOTICE = {
   key: "default",
@@ -80,7 +82,7 @@ export async function seedDemo(db: Database, now: number): Promise<DemoSeed | un
     await registerDomain(tx, org.organizationId, "127.0.0.1", now);
     const apiKey = await createApiKey(
       tx,
-      { organizationId: org.organizationId, name: "demo backend", createdBy: null },
+      { organizationId: org.organizationId, name: DEMO_KEY_NAME, createdBy: null },
       now,
     );
     return { org, apiKey };

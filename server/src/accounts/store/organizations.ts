@@ -65,6 +65,19 @@ export async function findOrganizationById(
   return row && toOrganization(row);
 }
 
+/** Every organisation, oldest first (for operators: `guard org list`). */
+export async function listOrganizations(db: Queryable): Promise<Organization[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("organizations")
+      .select(ORGANIZATION_COLUMNS)
+      .orderBy("created_at")
+      .orderBy("organization_id"),
+  );
+  return found.map(toOrganization);
+}
+
 /**
  * The organisation's settings document (organizations.settings) as stored; undefined when there is
  * no such organisation. Each domain parses the part it owns (consent/settings.ts, gate/settings.ts).

@@ -129,6 +129,25 @@ export async function setStaffUserAccess(
   return row && toAccount(row);
 }
 
+/** Replaces the staff user's password hash; false when the organisation has no such user. */
+export async function setStaffUserPasswordHash(
+  db: Queryable,
+  organizationId: string,
+  staffId: string,
+  passwordHash: string,
+): Promise<boolean> {
+  const updated = await rows(
+    db,
+    qb
+      .updateTable("staff_users")
+      .set({ password_hash: passwordHash })
+      .where("organization_id", "=", organizationId)
+      .where("staff_id", "=", staffId)
+      .returning("staff_id"),
+  );
+  return updated.length > 0;
+}
+
 /** Ends every open session of the staff user; how many were ended. */
 export async function endStaffUserSessions(
   db: Queryable,

@@ -1,8 +1,13 @@
-// guard org create | org settings | staff create | keys create | domains add | apps add
+// guard org create|list|settings | staff create|list|disable|enable | keys create|list|revoke |
+// domains add | apps add. Changes go through the same rules as the staff routes (the last enabled
+// admin stays, a revocation is announced to every instance's key cache in its transaction).
 import { InvalidArgumentError, type Command } from "commander";
-import { createApiKey } from "../../accounts/api-keys.js";
+import { createApiKey, revokeApiKey } from "../../accounts/api-keys.js";
 import { createOrganization } from "../../accounts/organizations.js";
-import { createStaffUser } from "../../accounts/staff.js";
+import { createStaffUser, normaliseEmail } from "../../accounts/staff.js";
+import { updateStaffAccount, type StaffAccount } from "../../accounts/staff-accounts.js";
+import { listApiKeys, listOrganizations, listStaffUsers } from "../../accounts/store.js";
+import type { Queryable } from "../../db/database.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
 import { STAFF_ROLES, type StaffRole } from "../../lib/credentials.js";
 import { validationError } from "../../lib/failure.js";
@@ -53,6 +58,24 @@ function parseRole(value: string): StaffRole {
   return role;
 }
 
+/** The organisation's staff account with this id (stf_…) or sign-in email. */
+async function findStaffAccount(
+  db: Queryable,
+  organization: { organizationId: string; slug: string },
+  idOrEmail: string,
+): Promise<StaffAccount> {
+  const byEmail = idOrEmail.includes("@");
+  const wanted = byEmail ? normaliseEmail(idOrEmail) : idOrEmail;
+  const accounts = await listStaffUsers(db, organization.organizationId);
+  const found = accounts.find((a) => (byEmail ? a.email === wanted : a.staffId === wanted));
+  if (!found) {
+    throw new CliError(
+      `No staff account ${idOrEmail} in organisation ${organization.slug} (list them with: guard staff list --org ${organization.slug})`,
+    );
+  }
+  return found;
+}
+
 export function registerAccountCommands(program: Command, run: RunAction): void {
   const org = program.command("org").description("organisations");
   org
@@ -64,6 +87,16 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
       run(async (ctx, options: { slug: string; name: string }) => {
         const created = await createOrganization(await ctx.db(), options, Date.now());
         ctx.out.result({ organizationId: created.organizationId, slug: created.slug, name: created.name });
+      }),
+    );
+
+  org
+    .command("list")
+    .description("list every organisation, oldest first")
+    .action(
+      run(async (ctx) => {
+        const organizations = await listOrganizations(await ctx.db());
+        ctx.out.result({ organizations });
       }),
     );
 
@@ -122,6 +155,62 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
       }),
     );
 
+  staff
+    .command("list")
+    .description("list the organisation's staff accounts, disabled ones included, oldest first")
+    .requiredOption("--org <slug>", "organisation slug")
+    .action(
+      run(async (ctx, options: { org: string }) => {
+        const organization = await ctx.organization(options.org);
+        const accounts = await listStaffUsers(await ctx.db(), organization.organizationId);
+        ctx.out.result({ accounts });
+      }),
+    );
+
+  for (const [verb, disabled] of [
+    ["disable", true],
+    ["enable", false],
+  ] as const) {
+    staff
+      .command(verb)
+      .description(
+        disabled
+          ? "disable a staff account and end its sessions (the organisation keeps at least one enabled admin)"
+          : "re-enable a disabled staff account (its owner signs in again)",
+      )
+      .argument("<staffIdOrEmail>", "the account's id (stf_…) or sign-in email")
+      .requiredOption("--org <slug>", "organisation slug")
+      .action(
+        run(async (ctx, idOrEmail: string, options: { org: string }) => {
+          const organization = await ctx.organization(options.org);
+          const db = await ctx.db();
+          const target = await findStaffAccount(db, organization, idOrEmail);
+          // The same rules as PATCH /api/v1/staff/accounts/{staffId}, as the operator (no account).
+          const account = await db.transaction((tx) =>
+            updateStaffAccount(
+              tx,
+              {
+                organizationId: organization.organizationId,
+                actorStaffId: null,
+                staffId: target.staffId,
+                disabled,
+              },
+              Date.now(),
+            ),
+          );
+          ctx.out.result(account);
+          const already = (target.disabledAt !== null) === disabled;
+          ctx.out.note(
+            already
+              ? `${account.email} was already ${disabled ? "disabled" : "enabled"}: nothing changed.`
+              : disabled
+                ? `Disabled ${account.email}; its open sessions are ended.`
+                : `Enabled ${account.email}; its owner signs in again.`,
+          );
+        }),
+      );
+  }
+
   const keys = program.command("keys").description("service API keys");
   keys
     .command("create")
@@ -138,6 +227,43 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
         );
         ctx.out.result({ apiKeyId: key.apiKeyId, key: key.key });
         ctx.out.note("Store the key now: it is shown this once.");
+      }),
+    );
+
+  keys
+    .command("list")
+    .description("list the organisation's API keys (never the keys themselves), newest first")
+    .requiredOption("--org <slug>", "organisation slug")
+    .action(
+      run(async (ctx, options: { org: string }) => {
+        const organization = await ctx.organization(options.org);
+        const apiKeys = await listApiKeys(await ctx.db(), organization.organizationId);
+        ctx.out.result({ apiKeys });
+      }),
+    );
+
+  keys
+    .command("revoke")
+    .description("revoke an API key at once, on every running instance")
+    .argument("<apiKeyId>", "the key's id (key_…, from guard keys list)")
+    .requiredOption("--org <slug>", "organisation slug")
+    .action(
+      run(async (ctx, apiKeyId: string, options: { org: string }) => {
+        const organization = await ctx.organization(options.org);
+        const now = Date.now();
+        // In one transaction with its announcement, which empties every instance's key cache.
+        const result = await (
+          await ctx.db()
+        ).transaction((tx) =>
+          revokeApiKey(tx, { organizationId: organization.organizationId, apiKeyId }, now),
+        );
+        if (!result) {
+          throw new CliError(
+            `No API key ${apiKeyId} in organisation ${options.org} (list them with: guard keys list --org ${options.org})`,
+          );
+        }
+        if (!result.revoked) throw new CliError(`API key ${apiKeyId} is already revoked`);
+        ctx.out.result({ apiKeyId, revoked: true, revokedAt: now });
       }),
     );
 

@@ -23,7 +23,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { createCliEnvironment, type CliEnvironment, type RunningCli } from "../../server/test/support/cli-helpers.js";
+import {
+  createCliEnvironment,
+  type CliEnvironment,
+  type RunningCli,
+} from "../../server/test/support/cli-helpers.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DOC = path.join(ROOT, "docs/getting-started.md");

@@ -11,7 +11,7 @@ import { testConfig, type Config } from "../../server/src/config.js";
 import { openDatabase, type Database } from "../../server/src/db/database.js";
 import { systemClock } from "../../server/src/lib/clock.js";
 import { ROUTE_MODULES } from "../../server/src/routes.js";
-import { SecretBox } from "../../server/src/webhooks/secret-box.js";
+import { SecretBox } from "../../server/src/lib/secret-box.js";
 import { WebhookWorker, type WebhookWorkerOptions } from "../../server/src/webhooks/worker.js";
 import { openTestDatabase } from "../../server/test/support/harness.js";
 import { call, type Answer, type CallOptions } from "./http.js";

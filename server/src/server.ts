@@ -11,7 +11,7 @@ import { systemClock, type Clock } from "./lib/clock.js";
 import { startPosExpirySweep } from "./offline/pos/expiry.js";
 import { startRightsClockSweep } from "./rights/clocks.js";
 import { ROUTE_MODULES } from "./routes.js";
-import { SecretBox } from "./webhooks/secret-box.js";
+import { SecretBox } from "./lib/secret-box.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 
 export interface RunningServer {

@@ -11,14 +11,22 @@
 // the second proceeds as a first request. Error answers are therefore never stored: a retry of a
 // failed request is evaluated afresh (it created nothing). Nothing is kept in memory.
 //
+// What is kept is kept safely: the request is fingerprinted with an HMAC under a key derived from
+// GUARD_SECRETS_KEY, not a plain SHA-256 (a body holding a phone number, as a POS request does,
+// could be recovered from a plain hash by trying every number), and the recorded answer is
+// sealed (lib/secret-box.ts), since answers carry secrets shown once (withdrawal and link tokens).
+// Rows written before this (a 64-hex SHA-256, a plain JSON answer) are still read until they expire.
+//
 // Expired keys are deleted by a background job on every instance (idempotency-purge.ts calls
 // purgeExpiredKeys), never by a request. The three statements a keyed request runs are written by
 // hand and prepared by name: they run on every keyed write, and an unnamed statement is parsed and
 // planned again on every call.
-import { createHash } from "node:crypto";
+import { createHash, createHmac, hkdfSync } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
+import type { Config } from "../config.js";
 import { canonicalJson } from "../lib/canonical-json.js";
+import { SecretBox } from "../lib/secret-box.js";
 import type { RegisteredRoute, RouteContext } from "./app.js";
 import type { ContractOperation } from "./contract.js";
 import type { ContractRequest, OperationId } from "./route-types.js";
@@ -49,7 +57,11 @@ interface Scope {
   credentialId: string;
   operationId: string;
   key: string;
+  /** The keyed fingerprint stored with the key. */
   requestHash: string;
+  /** The canonical request, for comparing with a row stored before fingerprints were keyed. */
+  canonical: string;
+  secrets: StoreSecrets;
 }
 
 interface StoredResponse {
@@ -79,17 +91,52 @@ export function assertIdempotencySupported(spec: RegisteredRoute, op: ContractOp
   }
 }
 
-/** SHA-256 of the canonical request: path parameters, query and body. */
-export function requestHash(request: FastifyRequest): string {
-  const canonical = canonicalJson({
-    params: request.params ?? {},
-    query: request.query ?? {},
-    body: request.body ?? null,
-  });
-  return createHash("sha256").update(canonical, "utf8").digest("hex");
+/** The canonical request: path parameters, query and body. */
+const canonicalRequest = (request: FastifyRequest): string =>
+  canonicalJson({ params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null });
+
+const KEYED_HASH_PREFIX = "k1:";
+
+/** The keys that protect what the idempotency store keeps, derived once per configuration. */
+class StoreSecrets {
+  private readonly hashKey: Buffer;
+  readonly box: SecretBox;
+
+  constructor(secretsKey: string) {
+    this.hashKey = Buffer.from(
+      hkdfSync(
+        "sha256",
+        Buffer.from(secretsKey, "utf8"),
+        Buffer.alloc(0),
+        "guard idempotency request v1",
+        32,
+      ),
+    );
+    this.box = new SecretBox(secretsKey, "guard idempotency answer v1");
+  }
+
+  /** `k1:` + HMAC-SHA-256 of the canonical request. */
+  fingerprint(canonical: string): string {
+    return KEYED_HASH_PREFIX + createHmac("sha256", this.hashKey).update(canonical, "utf8").digest("hex");
+  }
 }
 
+const secretsByConfig = new WeakMap<Config, StoreSecrets>();
+function storeSecrets(config: Config): StoreSecrets {
+  let secrets = secretsByConfig.get(config);
+  if (!secrets) {
+    secrets = new StoreSecrets(config.secretsKey);
+    secretsByConfig.set(config, secrets);
+  }
+  return secrets;
+}
+
+/** The associated data an answer is sealed under: it opens only in its own key's row. */
+const answerContext = (scope: Scope) =>
+  [scope.organizationId, scope.credentialId, scope.operationId, scope.key].join("\u0000");
+
 function scopeOf(
+  ctx: RouteContext,
   request: FastifyRequest,
   operationId: string,
   option: NonNullable<RegisteredRoute["idempotency"]>,
@@ -113,7 +160,17 @@ function scopeOf(
   } else {
     return undefined;
   }
-  return { organizationId, credentialId, operationId, key, requestHash: requestHash(request) };
+  const secrets = storeSecrets(ctx.config);
+  const canonical = canonicalRequest(request);
+  return {
+    organizationId,
+    credentialId,
+    operationId,
+    key,
+    requestHash: secrets.fingerprint(canonical),
+    canonical,
+    secrets,
+  };
 }
 
 /** The completed answer stored for the scope within the window; CONFLICT if the request differs. */
@@ -130,8 +187,17 @@ async function storedResponse(db: Queryable, scope: Scope, now: number): Promise
     { preparedAs: "idempotency_stored_response" },
   );
   if (!row || row.response_status === null || row.response_body === null) return undefined;
-  if (row.request_hash !== scope.requestHash) throw conflict();
-  return { status: row.response_status, body: row.response_body };
+  if (!sameRequest(row.request_hash, scope)) throw conflict();
+  const body = SecretBox.isSealed(row.response_body)
+    ? scope.secrets.box.open(row.response_body, answerContext(scope))
+    : row.response_body;
+  return { status: row.response_status, body };
+}
+
+/** Whether the stored fingerprint is this request's (keyed, or a plain SHA-256 from before). */
+function sameRequest(stored: string, scope: Scope): boolean {
+  if (stored.startsWith(KEYED_HASH_PREFIX)) return stored === scope.requestHash;
+  return stored === createHash("sha256").update(scope.canonical, "utf8").digest("hex");
 }
 
 /** Claims the key inside the write's transaction (an expired claim is taken over). */
@@ -168,7 +234,14 @@ async function recordResponse(tx: Queryable, scope: Scope, response: StoredRespo
   await tx.query(
     `UPDATE idempotency_keys SET response_status = $5, response_body = $6
       WHERE organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4`,
-    [scope.organizationId, scope.credentialId, scope.operationId, scope.key, response.status, response.body],
+    [
+      scope.organizationId,
+      scope.credentialId,
+      scope.operationId,
+      scope.key,
+      response.status,
+      scope.secrets.box.seal(response.body, answerContext(scope)),
+    ],
     { preparedAs: "idempotency_record_response" },
   );
 }
@@ -249,7 +322,7 @@ export function invokeHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<unknown> {
-  const scope = spec.idempotency ? scopeOf(request, spec.operationId, spec.idempotency) : undefined;
+  const scope = spec.idempotency ? scopeOf(ctx, request, spec.operationId, spec.idempotency) : undefined;
   const tools = new WriteTools(ctx, spec, successStatus, reply, scope);
   // Without a key there is nothing to replay or record: the handler's own promise, no layer around it.
   if (!scope) return spec.handler(request, reply, tools);

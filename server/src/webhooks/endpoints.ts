@@ -7,7 +7,7 @@ import { afterCommit, type Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { isWebhookEventType, wakeWorkers, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./outbox.js";
-import type { SecretBox } from "./secret-box.js";
+import type { SecretBox } from "../lib/secret-box.js";
 import { cancelQueuedDeliveries } from "./store/deliveries.js";
 import {
   insertEndpoint,

@@ -6,7 +6,7 @@ import type { RouteModule } from "../http/app.js";
 import { pageInMemory, pageScope } from "../lib/paging.js";
 import { getDelivery, listDeliveries, resendDelivery } from "./deliveries.js";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from "./endpoints.js";
-import { SecretBox } from "./secret-box.js";
+import { SecretBox } from "../lib/secret-box.js";
 
 const WRITERS = ["admin", "dpo"] as const;
 

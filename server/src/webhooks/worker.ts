@@ -18,7 +18,7 @@ import type { Database, Queryable } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
 import { secretBinding } from "./endpoints.js";
 import { onEventEnqueued } from "./outbox.js";
-import type { SecretBox } from "./secret-box.js";
+import type { SecretBox } from "../lib/secret-box.js";
 import {
   claimDue,
   insertAttempt,

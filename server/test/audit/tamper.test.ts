@@ -27,7 +27,7 @@ import { canonicalJson } from "../../src/lib/canonical-json.js";
 import { openConfiguredDatabase } from "../../src/server.js";
 import { canonicalizeCaptureArtifact, signCaptureArtifact } from "@guard/contract";
 import { rejectCapture, releaseCapture, syncCaptures } from "../../src/offline/captures/captures.js";
-import { SecretBox } from "../../src/webhooks/secret-box.js";
+import { SecretBox } from "../../src/lib/secret-box.js";
 import { enrolDevice, revokeDevice } from "../../src/offline/devices/devices.js";
 import { answerLink, createLink, disableLink, linkDeps } from "../../src/offline/links/links.js";
 import { recordIvrArtifact, resolveIvrNotice, type IvrSubmission } from "../../src/offline/ivr/artifacts.js";

@@ -2,10 +2,12 @@
 // create nothing; another body with the same key is 409 CONFLICT; concurrent first requests with
 // one key create exactly one record (the database decides, so this holds across instances too).
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { IDEMPOTENCY_WINDOW_MS } from "../../src/http/idempotency.js";
 import { purgeAllExpiredKeys, startIdempotencyPurge } from "../../src/http/idempotency-purge.js";
+import { canonicalJson } from "../../src/lib/canonical-json.js";
 import { newId } from "../../src/lib/ids.js";
 import { assertApiError } from "../support/api-error.js";
 import {
@@ -36,6 +38,90 @@ describe("Idempotency-Key", () => {
     purpose,
     dataTypes: ["email"],
     anonymousId,
+  });
+
+  /** A fresh organisation with a published notice, and a guest body for it (keys counted elsewhere stay apart). */
+  async function ownOrganization() {
+    const seeded = await seedOrganization(t);
+    const notice = (await publishTestNotice(t, seeded)).noticeId;
+    return {
+      seeded,
+      body: (anonymousId: string) => ({
+        organizationId: seeded.org.organizationId,
+        noticeId: notice,
+        purpose: "Account",
+        dataTypes: ["email"],
+        anonymousId,
+      }),
+    };
+  }
+
+  test("what is kept cannot be read back: a keyed request fingerprint and a sealed answer", async () => {
+    const { seeded, body: guestBody } = await ownOrganization();
+    const body = guestBody("guest-kept-safely");
+    const first = await anonymousConsent(t, body, { "idempotency-key": "kept-safely" });
+    assert.equal(first.statusCode, 201, first.body);
+    const [row] = await t.db.query<{ request_hash: string; response_body: string }>(
+      `SELECT request_hash, response_body FROM idempotency_keys
+        WHERE organization_id = $1 AND idempotency_key = 'kept-safely'`,
+      [seeded.org.organizationId],
+    );
+    const plainHash = createHash("sha256")
+      .update(canonicalJson({ params: {}, query: {}, body }), "utf8")
+      .digest("hex");
+    assert.match(row!.request_hash, /^k1:[0-9a-f]{64}$/);
+    assert.ok(!row!.request_hash.includes(plainHash), "not the plain SHA-256 of the request");
+    assert.ok(
+      !row!.response_body.includes(first.json<{ consentId: string }>().consentId),
+      "the answer is sealed",
+    );
+    const replay = await anonymousConsent(t, body, { "idempotency-key": "kept-safely" });
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assert.equal(replay.body, first.body);
+    // The sealed answer opens only in its own row: copied onto another key's row, it is refused.
+    const moved = await anonymousConsent(t, guestBody("guest-kept-safely-2"), {
+      "idempotency-key": "kept-2",
+    });
+    assert.equal(moved.statusCode, 201);
+    await t.db.query(
+      `UPDATE idempotency_keys SET response_body = $2
+        WHERE organization_id = $1 AND idempotency_key = 'kept-2'`,
+      [seeded.org.organizationId, row!.response_body],
+    );
+    const broken = await anonymousConsent(t, guestBody("guest-kept-safely-2"), {
+      "idempotency-key": "kept-2",
+    });
+    assert.equal(broken.statusCode, 500);
+  });
+
+  test("a key stored before fingerprints were keyed (plain SHA-256, plain answer) still replays", async () => {
+    const { seeded, body: guestBody } = await ownOrganization();
+    const body = guestBody("guest-legacy-row");
+    const legacyAnswer = JSON.stringify({
+      consentId: "cns_legacy0000000000000000",
+      purpose: "Account",
+      dataTypes: ["email"],
+      givenAt: t.clock.now(),
+    });
+    await t.db.query(
+      `INSERT INTO idempotency_keys (organization_id, credential_id, operation_id, idempotency_key,
+                                     request_hash, response_status, response_body, created_at)
+       VALUES ($1, 'anonymous', 'giveConsentAnonymous', 'legacy-key', $2, 201, $3, $4)`,
+      [
+        seeded.org.organizationId,
+        createHash("sha256")
+          .update(canonicalJson({ params: {}, query: {}, body }), "utf8")
+          .digest("hex"),
+        legacyAnswer,
+        t.clock.now(),
+      ],
+    );
+    const replay = await anonymousConsent(t, body, { "idempotency-key": "legacy-key" });
+    assert.equal(replay.statusCode, 201, replay.body);
+    assert.equal(replay.headers["idempotent-replayed"], "true");
+    assert.equal(replay.body, legacyAnswer);
+    const other = await anonymousConsent(t, guestBody("someone-else"), { "idempotency-key": "legacy-key" });
+    assertApiError(other, 409, "CONFLICT");
   });
 
   test("ten concurrent first requests with one key create one consent and all get its body", async () => {

@@ -11,7 +11,7 @@ import { testConfig } from "../../src/config.js";
 import { startServer } from "../../src/server.js";
 import { createEndpoint } from "../../src/webhooks/endpoints.js";
 import { enqueueEvent } from "../../src/webhooks/outbox.js";
-import { SecretBox } from "../../src/webhooks/secret-box.js";
+import { SecretBox } from "../../src/lib/secret-box.js";
 import {
   claimDueDeliveries,
   DEFAULT_RETRY_POLICY,

@@ -12,7 +12,7 @@ import { ConfigError, loadConfig } from "../../src/config.js";
 import { Failure } from "../../src/lib/failure.js";
 import { checkEndpointUrl } from "../../src/webhooks/endpoints.js";
 import { enqueueEvent } from "../../src/webhooks/outbox.js";
-import { SecretBox, SecretBoxError } from "../../src/webhooks/secret-box.js";
+import { SecretBox, SecretBoxError } from "../../src/lib/secret-box.js";
 import { assertApiError } from "../support/api-error.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
 import { seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";

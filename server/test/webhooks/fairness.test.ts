@@ -7,7 +7,7 @@ import { openDatabase, type Database } from "../../src/db/database.js";
 import { systemClock, type Clock } from "../../src/lib/clock.js";
 import { createEndpoint } from "../../src/webhooks/endpoints.js";
 import { enqueueEvent } from "../../src/webhooks/outbox.js";
-import { SecretBox } from "../../src/webhooks/secret-box.js";
+import { SecretBox } from "../../src/lib/secret-box.js";
 import { WebhookWorker, type WebhookWorkerOptions } from "../../src/webhooks/worker.js";
 import { seedOrganization, signIn, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
 import { waitUntil } from "../support/polling.js";

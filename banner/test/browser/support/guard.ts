@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { loadBannerScript } from "../../../../server/src/banner/script.js";
 import { parseNoticeDraft, publishNotice } from "../../../../server/src/notices/notices.js";
-import { SecretBox } from "../../../../server/src/webhooks/secret-box.js";
+import { SecretBox } from "../../../../server/src/lib/secret-box.js";
 import { WebhookWorker } from "../../../../server/src/webhooks/worker.js";
 import {
   seedOrganization,

@@ -2,7 +2,7 @@
 // change commits with its announcement, so running instances stop (or start) sending at once.
 import type { Command } from "commander";
 import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from "../../webhooks/endpoints.js";
-import { SecretBox } from "../../webhooks/secret-box.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/outbox.js";
 import { CliError } from "../io.js";
 import type { RunAction } from "../main.js";

@@ -25,7 +25,7 @@ import { keysetPage, pageScope, type Page, type PageRequest } from "../../lib/pa
 import { currentItemization } from "../../notices/published-cache.js";
 import { versionItemization } from "../../notices/store.js";
 import { enqueueEvent } from "../../webhooks/outbox.js";
-import type { SecretBox } from "../../webhooks/secret-box.js";
+import type { SecretBox } from "../../lib/secret-box.js";
 import { findDevice, type DeviceRecord } from "../devices/store.js";
 import { phoneHash } from "../phone-hash.js";
 import { issueWithdrawalToken, issueWithdrawalTokens } from "../withdrawal/tokens.js";

@@ -5,7 +5,7 @@
 import type { AppContext } from "../../app.js";
 import { serviceOf, staffOf } from "../../http/credentials.js";
 import type { RouteModule } from "../../http/app.js";
-import { SecretBox } from "../../webhooks/secret-box.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { spendOfflineBudget } from "../routes.js";
 import {
   captureToWire,

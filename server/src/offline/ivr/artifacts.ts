@@ -16,7 +16,7 @@ import { Failure, validationError } from "../../lib/failure.js";
 import { newId } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/secrets.js";
 import { readVersion } from "../../notices/store.js";
-import { SecretBoxError, type SecretBox } from "../../webhooks/secret-box.js";
+import { SecretBoxError, type SecretBox } from "../../lib/secret-box.js";
 import { issueWithdrawalToken } from "../withdrawal/tokens.js";
 import { findIvrArtifactByCall, insertIvrArtifact, type IvrArtifact } from "./store.js";
 

@@ -5,7 +5,7 @@ import type { AppContext } from "../../app.js";
 import { assertAuditSafe } from "../../consent/consents.js";
 import type { RouteModule } from "../../http/app.js";
 import { serviceOf } from "../../http/credentials.js";
-import { SecretBox } from "../../webhooks/secret-box.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { spendOfflineBudget } from "../routes.js";
 import {
   answerOfStored,

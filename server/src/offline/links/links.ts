@@ -16,7 +16,7 @@ import { Failure, notFound, validationError } from "../../lib/failure.js";
 import { newId, randomBase62 } from "../../lib/ids.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../../lib/paging.js";
 import { sha256Hex } from "../../lib/secrets.js";
-import { SecretBox } from "../../webhooks/secret-box.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { issueWithdrawalToken } from "../withdrawal/tokens.js";
 import {
   countResponses,

@@ -22,7 +22,7 @@ import { keysetPage, pageScope, type Page, type PageRequest } from "../../lib/pa
 import { sha256Hex } from "../../lib/secrets.js";
 import type { NoticeVersion } from "../../notices/notices.js";
 import type { Config } from "../../config.js";
-import { SecretBox } from "../../webhooks/secret-box.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { normalizePhone, phoneHash } from "../phone-hash.js";
 import { issueWithdrawalToken } from "../withdrawal/tokens.js";
 import {

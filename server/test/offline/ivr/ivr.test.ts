@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { verifyAuditChain } from "../../../src/audit/verify.js";
 import { setCapabilities } from "../../../src/capabilities/capabilities.js";
-import { SecretBox } from "../../../src/webhooks/secret-box.js";
+import { SecretBox } from "../../../src/lib/secret-box.js";
 import { spendOfflineBudget, OFFLINE_ROUTE_BUDGET } from "../../../src/offline/routes.js";
 import { resolveWithdrawalToken } from "../../../src/offline/withdrawal/tokens.js";
 import { assertApiError } from "../../support/api-error.js";

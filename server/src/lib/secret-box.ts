@@ -1,15 +1,17 @@
-// Endpoint secrets at rest. Unlike API keys (only ever compared, so stored as a hash), a webhook
-// secret must be read back to sign each delivery, so it is encrypted: AES-256-GCM under a key
-// derived from GUARD_SECRETS_KEY, with the owning row's identity as associated data so a ciphertext
-// copied onto another endpoint's row does not decrypt.
+// Secrets Guard must read back, at rest: webhook endpoint secrets (to sign each delivery), the
+// withdrawal tokens of offline consents (to answer a re-sync again), idempotent answers that may
+// carry a token. Unlike API keys (only ever compared, so stored as a hash), these are encrypted:
+// AES-256-GCM under a key derived from GUARD_SECRETS_KEY, with the owning row's identity as
+// associated data so a ciphertext copied onto another row does not decrypt.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { MIN_SECRET_LENGTH } from "../config.js";
 
 const FORMAT = "v1";
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-// Domain separation: the same GUARD_SECRETS_KEY may later key other stored secrets.
-const HKDF_INFO = "guard webhook endpoint secret v1";
+// Domain separation: each kind of stored secret may derive its own key from GUARD_SECRETS_KEY.
+// This first one stays the default, so every value sealed before purposes existed still opens.
+const DEFAULT_PURPOSE = "guard webhook endpoint secret v1";
 
 export class SecretBoxError extends Error {
   override name = "SecretBoxError";
@@ -18,13 +20,17 @@ export class SecretBoxError extends Error {
 export class SecretBox {
   private readonly key: Buffer;
 
-  constructor(secretsKey: string) {
+  /** `purpose` names the kind of secret; a box of another purpose cannot open what this one seals. */
+  constructor(secretsKey: string, purpose: string = DEFAULT_PURPOSE) {
     if (secretsKey.length < MIN_SECRET_LENGTH) {
       throw new SecretBoxError(`the secrets key must be at least ${MIN_SECRET_LENGTH} characters`);
     }
-    this.key = Buffer.from(
-      hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), Buffer.alloc(0), HKDF_INFO, 32),
-    );
+    this.key = Buffer.from(hkdfSync("sha256", Buffer.from(secretsKey, "utf8"), Buffer.alloc(0), purpose, 32));
+  }
+
+  /** Whether `value` has the shape `seal` gives (and so is not plain text stored before sealing). */
+  static isSealed(value: string): boolean {
+    return value.startsWith(`${FORMAT}.`);
   }
 
   /** `v1.<iv>.<tag>.<ciphertext>` (base64url parts). */

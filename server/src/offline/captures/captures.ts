@@ -45,7 +45,7 @@ import {
   type ReviewStatus,
   type StoredGrant,
 } from "./store.js";
-import { artefactOf, verifyDeviceSignature, type Artefact } from "./verify.js";
+import { artefactOf, verifyDeviceSignature, verifyDeviceSignatureInPool, type Artefact } from "./verify.js";
 
 /** More than this between the device clock and receipt quarantines the session (`clock_skew`). */
 export const MAX_CLOCK_SKEW_MS = 7 * 24 * 3_600_000;
@@ -136,6 +136,17 @@ interface Candidate {
   artefact: Artefact;
   /** Memo of the signature check, by the key fingerprint it was made with. */
   signature?: { keyFingerprint: string; valid: boolean };
+}
+
+/** Checks the session's signature on the thread pool ahead of the transaction, memoised for it. */
+async function precheckSignature(candidate: Candidate, device: DeviceRecord): Promise<void> {
+  if (!candidate.artefact.ok) return;
+  const valid = await verifyDeviceSignatureInPool(
+    device,
+    candidate.artefact.canonical,
+    candidate.session.deviceSignature,
+  );
+  candidate.signature = { keyFingerprint: device.keyFingerprint, valid };
 }
 
 /** The session's signature checked (once per key) against the device's key; the device is the key's organisation's. */
@@ -304,13 +315,15 @@ export async function syncCaptures(
     // again under a share lock; a key never changes for a device id, so the memo stays right, and a
     // revocation in between is seen there.
     const deviceIds = [...new Set(candidates.map((c) => c.session.deviceId))].sort();
+    const checks: Promise<void>[] = [];
     for (const deviceId of deviceIds) {
       const device = await findDevice(db, organizationId, deviceId);
       if (!device || device.revokedAt !== null) continue;
       for (const candidate of candidates) {
-        if (candidate.session.deviceId === deviceId) signatureValid(candidate, device);
+        if (candidate.session.deviceId === deviceId) checks.push(precheckSignature(candidate, device));
       }
     }
+    await Promise.all(checks);
 
     const answered = await db.transaction((tx) =>
       syncInTransaction(tx, deps, organizationId, candidates, deviceIds, receivedAt),

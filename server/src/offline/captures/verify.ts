@@ -91,6 +91,17 @@ function parseP256Spki(spkiBase64: string): KeyObject | null {
   }
 }
 
+/** The key and raw signature to check, or undefined when either is unusable (then: invalid). */
+function verificationInputs(
+  device: DeviceKey,
+  signatureBase64: string,
+): { key: KeyObject; signature: Buffer } | undefined {
+  const key = deviceKeyObject(device);
+  const signature = strictBase64(signatureBase64);
+  if (key === null || signature?.length !== P1363_P256_SIGNATURE_BYTES) return undefined;
+  return { key, signature };
+}
+
 /**
  * True when `signatureBase64` (canonical base64 of exactly 64 bytes, raw r‖s; DER is refused) is a
  * valid ECDSA P-256 / SHA-256 signature by the device's key over the canonical string's UTF-8
@@ -101,12 +112,43 @@ export function verifyDeviceSignature(
   canonical: string,
   signatureBase64: string,
 ): boolean {
-  const key = deviceKeyObject(device);
-  const signature = strictBase64(signatureBase64);
-  if (key === null || signature?.length !== P1363_P256_SIGNATURE_BYTES) return false;
+  const inputs = verificationInputs(device, signatureBase64);
+  if (!inputs) return false;
   try {
-    return verify("sha256", Buffer.from(canonical, "utf8"), { key, dsaEncoding: "ieee-p1363" }, signature);
+    return verify(
+      "sha256",
+      Buffer.from(canonical, "utf8"),
+      { key: inputs.key, dsaEncoding: "ieee-p1363" },
+      inputs.signature,
+    );
   } catch {
     return false;
   }
+}
+
+/**
+ * verifyDeviceSignature on libuv's thread pool (node:crypto's callback form): a batch's
+ * signatures are checked on every core at once, and the event loop keeps serving other requests
+ * meanwhile. Same answers; never rejects.
+ */
+export function verifyDeviceSignatureInPool(
+  device: DeviceKey,
+  canonical: string,
+  signatureBase64: string,
+): Promise<boolean> {
+  const inputs = verificationInputs(device, signatureBase64);
+  if (!inputs) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    try {
+      verify(
+        "sha256",
+        Buffer.from(canonical, "utf8"),
+        { key: inputs.key, dsaEncoding: "ieee-p1363" },
+        inputs.signature,
+        (error, valid) => resolve(!error && valid),
+      );
+    } catch {
+      resolve(false);
+    }
+  });
 }

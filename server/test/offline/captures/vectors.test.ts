@@ -8,7 +8,11 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 import { verifyCaptureSignature, type CaptureArtifactSession } from "@guard/contract";
-import { artefactOf, verifyDeviceSignature } from "../../../src/offline/captures/verify.js";
+import {
+  artefactOf,
+  verifyDeviceSignature,
+  verifyDeviceSignatureInPool,
+} from "../../../src/offline/captures/verify.js";
 
 interface VectorCase {
   id: string;
@@ -48,7 +52,7 @@ describe("dpdpcca/2 vectors through the server's verifier", () => {
   });
 
   for (const vector of vectors.cases) {
-    test(`${vector.id}: ${vector.result}${vector.error ? ` (${vector.error.code} at ${vector.error.field})` : ""}`, () => {
+    test(`${vector.id}: ${vector.result}${vector.error ? ` (${vector.error.code} at ${vector.error.field})` : ""}`, async () => {
       const { organizationId, ...wire } = vector.input.session;
       const artefact = artefactOf(wire, organizationId);
       if (vector.error) {
@@ -73,6 +77,11 @@ describe("dpdpcca/2 vectors through the server's verifier", () => {
       // Twice: the second call is served from the key cache and must answer the same.
       assert.equal(verifyDeviceSignature(device, artefact.canonical, vector.input.signature!), expected);
       assert.equal(verifyDeviceSignature(device, artefact.canonical, vector.input.signature!), expected);
+      assert.equal(
+        await verifyDeviceSignatureInPool(device, artefact.canonical, vector.input.signature!),
+        expected,
+        "the thread-pool form answers the same",
+      );
       assert.equal(
         verifyCaptureSignature(device.publicKeySpki, artefact.canonical, vector.input.signature!),
         expected,

@@ -120,6 +120,8 @@ describe("configuration and database errors", () => {
     await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
     const { port } = squatter.address() as net.AddressInfo;
     const dataDir = freshDataDir();
+    // An existing database, so the start has no progress lines to print before it tries to listen.
+    assert.equal((await guard(["migrate"], { GUARD_DATA_DIR: dataDir })).code, 0);
     try {
       assertOneLine(
         await guard(["serve", "--seed-demo", "--port", String(port)], { GUARD_DATA_DIR: dataDir }),

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { servedContract, type Operation } from "./support/contract.js";
+import { newDeviceKey } from "./support/fixtures.js";
 import type { Answer } from "./support/http.js";
 import {
   bearer,
@@ -70,6 +71,21 @@ const REQUESTS: Record<string, RequestBuilder> = {
     const { dataTypes: _dataTypes, ...withdrawal } = consent;
     return { headers: {}, body: withdrawal };
   },
+  recordIvrConsentArtifact: async ({ org, noticeId }, n) => ({
+    headers: bearer(org.apiKey),
+    body: {
+      noticeId,
+      partnerCallId: `idem-call-${n}`,
+      audioRecordingUri: `https://recordings.partner.example/${n}.wav`,
+      locale: "en",
+      dtmfSequence: "1",
+      callerNumberHash: `hash-${n}`,
+      capturedAt: 1_700_000_000_000,
+      partnerSignature: "partner-signature",
+      purpose: "Account",
+      dataTypes: ["email"],
+    },
+  }),
   recordConsent: async ({ server, org, noticeId }, n) => {
     const email = `idem-${n}@example.com`;
     await brokerToken(server, org.apiKey, `idem-${n}`, email);
@@ -88,6 +104,10 @@ const REQUESTS: Record<string, RequestBuilder> = {
       signalType: "consent_given",
     },
   }),
+  createPosConsentRequest: async ({ org, noticeId }, n) => ({
+    headers: bearer(org.apiKey),
+    body: { noticeId, purpose: "Account", dataTypes: ["email"], phone: `+91 98765 ${n}` },
+  }),
   createDsrRequest: async ({ org }, n) => ({
     headers: bearer(org.principal.token),
     body: { organizationId: org.org.organizationId, type: "summary", details: `request ${n}` },
@@ -95,6 +115,15 @@ const REQUESTS: Record<string, RequestBuilder> = {
   createGrievance: async ({ org }, n) => ({
     headers: bearer(org.principal.token),
     body: { organizationId: org.org.organizationId, subject: `subject ${n}`, description: "d" },
+  }),
+  createOfflineConsentLink: async ({ org, noticeId }, n) => ({
+    headers: bearer(org.apiKey),
+    body: { noticeId, purpose: "Account", dataTypes: ["email"], label: `counter ${n}` },
+  }),
+  // A fresh key per request: the same key twice is a duplicate device (409), not a replay.
+  enrollDevice: async ({ org }, n) => ({
+    headers: org.staff,
+    body: { label: `device ${n}`, channel: "agent_app", publicKeySpki: newDeviceKey() },
   }),
 };
 

@@ -6,11 +6,13 @@
 // the row deleted, and a copy inserted under a new key. `verifyAuditChain` must report each edit
 // except for the columns NOT_COMMITTED names with a reason.
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { linkQueuedOf } from "../server/src/audit/sequencer.js";
 import { COVERED_TABLES, verifyLinkedChain, type AuditVerification } from "../server/src/audit/verify.js";
 import { mintSignedTestToken, signedTestTokenKey } from "../server/src/consent/parental-verification.js";
 import type { Queryable } from "../server/src/db/database.js";
+import { sessionFor, sign, type TestDevice } from "../server/test/offline/captures/support.js";
 import {
   bearer,
   brokerToken,
@@ -66,10 +68,38 @@ const NOT_COMMITTED: Record<string, Record<string, string>> = {
     created_at:
       "only `settings` of an organisation is evidence; slug, name and switches change without an entry",
   },
+  ivr_consent_artifacts: {
+    notice_version:
+      "the version published at receipt; the IVR entry commits to the submission, not to it (an acceptance's consent commits to the version it was given to)",
+    received_by: "the API key that submitted the artefact: who called, not what the partner reported",
+    withdrawal_token_sealed:
+      "the acceptance's withdrawal token, sealed so a resubmission can answer it again; the token itself is a hash in withdrawal_tokens",
+  },
+  pos_consent_requests: {
+    phone_hash:
+      "the customer's keyed phone hash: no personal data goes on the chain, even hashed (offline/pos/README.md)",
+    token_hash:
+      "the receipt token's SHA-256: a bearer secret's fingerprint, kept off the chain like the token",
+    withdrawal_token_sealed:
+      "the confirmation's withdrawal token, sealed so the page can show it again; the token itself is a hash in withdrawal_tokens",
+  },
+  offline_link_responses: {
+    withdrawal_token_sealed:
+      "the accepted answer's withdrawal token, sealed so a repeated post can show it again; the token itself is a hash in withdrawal_tokens, and the answer's evidence (decision, consent, what was shown) is on the chain",
+  },
+  offline_capture_sessions: {
+    withdrawal_token_sealed:
+      "the verified or released session's withdrawal token, sealed so a re-sync can hand the device the same token again; the token itself is a hash in withdrawal_tokens, and the consents it withdraws are on the chain (consent_ids)",
+  },
 };
 
 /** Rows of each table edited, one at a time (rows in different states catch different gaps). */
 const ROWS_PER_TABLE = 2;
+/**
+ * Tables whose every row is edited: their ids are random, so the first rows by key are in no
+ * particular state, and the history gives each row a state of its own.
+ */
+const EVERY_ROW = new Set(["offline_capture_sessions"]);
 
 /** Raised to roll a tampering transaction back once verify has judged it. */
 class RollBack extends Error {}
@@ -182,7 +212,7 @@ describe("tamper detection for every table the audit chain covers", () => {
     for (const table of COVERED_TABLES) {
       const { columns, key } = await columnsOf(table);
       const rows = await server.db.query<Record<string, unknown>>(
-        `SELECT * FROM ${table} WHERE organization_id = $1 ORDER BY ${key.join(", ")} LIMIT ${ROWS_PER_TABLE}`,
+        `SELECT * FROM ${table} WHERE organization_id = $1 ORDER BY ${key.join(", ")} LIMIT ${EVERY_ROW.has(table) ? 100 : ROWS_PER_TABLE}`,
         [org.org.organizationId],
       );
       if (rows.length === 0) untestable.push(`${table}: the history made no row (extend makeHistory)`);
@@ -345,5 +375,246 @@ async function makeHistory(server: LiveServer, org: Org): Promise<void> {
     }),
     200,
     "settings",
+  );
+  // Two enrolled devices, one revoked, so each device column has another real value to take.
+  const enrolDevice = async (label: string, channel: string) =>
+    expectStatus<{ deviceId: string }>(
+      await call("/api/v1/staff/devices", "POST", org.staff, {
+        label,
+        channel,
+        publicKeySpki: generateKeyPairSync("ec", { namedCurve: "prime256v1" })
+          .publicKey.export({ type: "spki", format: "der" })
+          .toString("base64"),
+      }),
+      201,
+      "device",
+    ).deviceId;
+  await enrolDevice("Ward tablet", "agent_app");
+  const lost = await enrolDevice("Counter terminal", "pos");
+  expectStatus(
+    await call(`/api/v1/staff/devices/${lost}/revoke`, "POST", org.staff, { reason: "Lost" }),
+    200,
+    "device revocation",
+  );
+  // Two QR consent links, one disabled; on the other's page one principal agrees and one declines.
+  const mintLink = async (label: string, purpose: string) =>
+    expectStatus<{ linkId: string; token: string }>(
+      await call("/api/v1/offline-consent/links", "POST", bearer(org.apiKey), {
+        noticeId,
+        purpose,
+        dataTypes: ["email"],
+        label,
+      }),
+      201,
+      "offline consent link",
+    );
+  const counter = await mintLink("Counter 1", "Account");
+  const retired = await mintLink("Counter 2", "Newsletter");
+  expectStatus(
+    await call(`/api/v1/staff/offline-consent/links/${retired.linkId}/disable`, "POST", org.staff),
+    200,
+    "link disabled",
+  );
+  for (const decision of ["accept", "decline"]) {
+    const shown = await call(`/offline-consent/${counter.token}`, "GET", {});
+    assert.equal(shown.status, 200, shown.text);
+    const form = new URLSearchParams({
+      nonce: /name="nonce" value="([0-9A-Za-z]+)"/.exec(shown.text)![1]!,
+      version: /name="version" value="(\d+)"/.exec(shown.text)![1]!,
+      lang: "en",
+      decision,
+    });
+    const answered = await call(
+      `/offline-consent/${counter.token}`,
+      "POST",
+      { "content-type": "application/x-www-form-urlencoded" },
+      form.toString(),
+    );
+    assert.equal(answered.status, 200, answered.text);
+  }
+  // Two IVR calls a telephony partner reports: one acceptance (with a transcript), one refusal.
+  for (const [callId, dtmfSequence, transcript] of [
+    ["call-1", "1", "Press 1 to agree. [1]"],
+    ["call-2", "9", undefined],
+  ] as const) {
+    expectStatus(
+      await call("/api/v1/offline/ivr", "POST", bearer(org.apiKey), {
+        noticeId,
+        partnerCallId: callId,
+        audioRecordingUri: `https://recordings.partner.example/${callId}.wav`,
+        ...(transcript === undefined ? {} : { transcript }),
+        locale: "en",
+        dtmfSequence,
+        callerNumberHash: `sha256:${callId}`,
+        capturedAt: Date.now() - 60_000,
+        partnerSignature: "partner-sig-v1:abc123==",
+        purpose: "Account",
+        dataTypes: ["phone"],
+      }),
+      201,
+      "IVR artefact",
+    );
+  }
+  // Three point-of-sale requests: the customer confirms one on the receipt's page, declines one and
+  // leaves one pending.
+  for (const answer of ["confirm", "decline", undefined]) {
+    const { token } = expectStatus<{ token: string }>(
+      await call("/api/v1/offline/pos", "POST", bearer(org.apiKey), {
+        noticeId,
+        purpose: "Account",
+        dataTypes: ["email"],
+        phone: "+91 98765 43210",
+      }),
+      201,
+      "POS request",
+    );
+    if (answer === undefined) continue;
+    const shown = await call(`/consent/${token}`, "GET", {});
+    assert.equal(shown.status, 200, shown.text);
+    const form = new URLSearchParams({
+      answer,
+      version: /name="version" value="(\d+)"/.exec(shown.text)![1]!,
+    });
+    const answered = await call(
+      `/consent/${token}`,
+      "POST",
+      { "content-type": "application/x-www-form-urlencoded" },
+      form.toString(),
+    );
+    assert.equal(answered.status, 200, answered.text);
+  }
+  await syncCaptures(server, org, noticeId, counter.linkId);
+}
+
+/**
+ * Offline capture sessions, signed by a device enrolled with the service key and synced in one
+ * batch: two verified (one with an opt-in and an opt-out, a phone handle and a link; one opting in
+ * to the other purpose), two quarantined (a signature by a key never enrolled, which staff then
+ * reject; a device clock 30 days off, which staff release) and one rejected (a grant for a purpose
+ * the notice does not itemise).
+ */
+async function syncCaptures(server: LiveServer, org: Org, noticeId: string, linkId: string): Promise<void> {
+  const call = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
+    server.call(path, { method, headers, body });
+  const organizationId = org.org.organizationId;
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const publicKeySpki = publicKey.export({ type: "spki", format: "der" }).toString("base64");
+  const { deviceId } = expectStatus<{ deviceId: string }>(
+    await call("/api/v1/staff/devices", "POST", bearer(org.apiKey), {
+      label: "Field agent tablet",
+      channel: "agent_app",
+      publicKeySpki,
+    }),
+    201,
+    "capture device",
+  );
+  const device: TestDevice = { organizationId, deviceId, privateKey, publicKeySpki };
+  // The same device id, but a key it never enrolled: its signatures do not verify.
+  const impostor: TestDevice = {
+    ...device,
+    privateKey: generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey,
+  };
+  const [published] = await server.db.query<{ version: number }>(
+    "SELECT version FROM notice_versions WHERE organization_id = $1 AND notice_id = $2 AND status = 'published'",
+    [organizationId, noticeId],
+  );
+  assert.ok(published, "the notice is published");
+  const notice = { noticeId, version: Number(published.version) };
+  const now = Date.now();
+  const grant = (purposeKey: string, status: "opt_in" | "opt_out") => ({
+    purposeKey,
+    purposeLabel: purposeKey,
+    category: purposeKey === "Account" ? ("essential" as const) : ("non_essential" as const),
+    status,
+  });
+  const sessions = {
+    verified: sign(
+      device,
+      sessionFor(device, notice, now, {
+        noticeLocale: "en",
+        dataTypes: ["name", "phone"],
+        purposeGrants: [grant("Account", "opt_in"), grant("Newsletter", "opt_out")],
+        principalHandle: { kind: "phone_hash", value: "+919876543210" },
+        linkId,
+      }),
+    ),
+    alsoVerified: sign(
+      device,
+      sessionFor(device, notice, now, {
+        noticeLocale: "en",
+        channel: "pos",
+        dataTypes: ["email"],
+        purposeGrants: [grant("Account", "opt_out"), grant("Newsletter", "opt_in")],
+        principalHandle: { kind: "uhid", value: "UHID-0042" },
+      }),
+    ),
+    mismatch: sign(
+      impostor,
+      sessionFor(device, notice, now, {
+        noticeLocale: "en",
+        purposeGrants: [grant("Account", "opt_in"), grant("Newsletter", "opt_out")],
+      }),
+    ),
+    skewed: sign(
+      device,
+      sessionFor(device, notice, now, {
+        noticeLocale: "en",
+        capturedAtClient: now - 30 * 24 * 3_600_000,
+        purposeGrants: [grant("Account", "opt_in"), grant("Newsletter", "opt_in")],
+      }),
+    ),
+    unitemised: sign(
+      device,
+      sessionFor(device, notice, now, {
+        noticeLocale: "en",
+        purposeGrants: [grant("Account", "opt_in"), grant("Marketing", "opt_in")],
+      }),
+    ),
+  };
+  const { results } = expectStatus<{
+    results: { clientSessionId: string; status: string; reason?: string }[];
+  }>(
+    await call("/api/v1/offline/captures", "POST", bearer(org.apiKey), { sessions: Object.values(sessions) }),
+    200,
+    "offline captures",
+  );
+  assert.deepEqual(
+    results.map((r) => `${r.status}${r.reason ? `/${r.reason}` : ""}`),
+    [
+      "verified",
+      "verified",
+      "quarantined/signature_mismatch",
+      "quarantined/clock_skew",
+      "rejected/invalid_session",
+    ],
+    "the batch's outcomes",
+  );
+  const sessionId = async (clientSessionId: string) => {
+    const [row] = await server.db.query<{ session_id: string }>(
+      "SELECT session_id FROM offline_capture_sessions WHERE organization_id = $1 AND client_session_id = $2",
+      [organizationId, clientSessionId],
+    );
+    assert.ok(row, `session ${clientSessionId} is stored`);
+    return row.session_id;
+  };
+  expectStatus(
+    await call(
+      `/api/v1/staff/offline/captures/${await sessionId(sessions.mismatch.clientSessionId)}/reject`,
+      "POST",
+      org.staff,
+      { note: "Not signed by the enrolled key" },
+    ),
+    200,
+    "capture rejected by staff",
+  );
+  expectStatus(
+    await call(
+      `/api/v1/staff/offline/captures/${await sessionId(sessions.skewed.clientSessionId)}/release`,
+      "POST",
+      org.staff,
+      { note: "Tablet clock was wrong; paper form checked" },
+    ),
+    200,
+    "capture released",
   );
 }

@@ -43,6 +43,8 @@ const FIELD_EXCLUSIONS: Record<string, string> = {
     "the caller's own user id: the same externalId at another organisation is another principal by design",
   cmRegistryId: "names the consent manager sending the signal, not a record Guard keeps",
   retentionPolicyId: "a free-text reference to the fiduciary's own retention policy, not a Guard record",
+  partnerCallId:
+    "a telephony partner's call id, a name each organisation keeps for itself (unique per organisation): the same id at another organisation is another call's artefact by design",
 };
 
 /** Operations the matrix does not call, and why. */

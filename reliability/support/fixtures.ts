@@ -2,7 +2,8 @@
 // a valid request body for every operation that takes one. The matrix tests fill paths, queries and
 // bodies from these, so a new operation that names a known kind of id is covered unchanged.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import { canonicalizeCaptureArtifact, signCaptureArtifact } from "@guard/contract";
 import {
   bearer,
   expectStatus,
@@ -122,8 +123,97 @@ export async function buildFixtures(server: LiveServer, org: Org, marker: string
     201,
     "anonymous consent",
   );
+  ids.deviceId = expectStatus<{ deviceId: string }>(
+    await call("/api/v1/staff/devices", "POST", org.staff, {
+      label: marker,
+      channel: "agent_app",
+      publicKeySpki: newDeviceKey(),
+    }),
+    201,
+    "enrolled device",
+  ).deviceId;
+  ids.sessionId = await quarantinedCapture(server, org, call);
+  ids.linkId = expectStatus<{ linkId: string }>(
+    await call("/api/v1/offline-consent/links", "POST", bearer(org.apiKey), {
+      noticeId: ids.noticeId,
+      purpose: "Account",
+      dataTypes: ["email"],
+      label: marker,
+    }),
+    201,
+    "offline consent link",
+  ).linkId;
   return ids;
 }
+
+/**
+ * A signed offline capture session of `org`, quarantined (its device clock is 30 days off) so the
+ * staff review routes have one to act on; its device is enrolled here with a key kept for signing.
+ */
+async function quarantinedCapture(
+  server: LiveServer,
+  org: Org,
+  call: (
+    path: string,
+    method: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ) => ReturnType<LiveServer["call"]>,
+): Promise<string> {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const deviceId = expectStatus<{ deviceId: string }>(
+    await call("/api/v1/staff/devices", "POST", org.staff, {
+      label: "capture fixture",
+      channel: "agent_app",
+      publicKeySpki: publicKey.export({ type: "spki", format: "der" }).toString("base64"),
+    }),
+    201,
+    "capture device",
+  ).deviceId;
+  const [notice] = await server.db.query<{ notice_id: string; version: number }>(
+    "SELECT notice_id, version FROM notice_versions WHERE organization_id = $1 AND status = 'published' LIMIT 1",
+    [org.org.organizationId],
+  );
+  assert.ok(notice, "the organisation has a published notice");
+  const session = {
+    clientSessionId: randomUUID(),
+    deviceId,
+    noticeId: notice.notice_id,
+    noticeVersion: Number(notice.version),
+    noticeLocale: "en",
+    channel: "agent_app" as const,
+    capturedAtClient: Date.now() - 30 * 24 * 3_600_000,
+    dataTypes: ["email"],
+    purposeGrants: [
+      {
+        purposeKey: "Account",
+        purposeLabel: "Account",
+        category: "essential" as const,
+        status: "opt_in" as const,
+      },
+    ],
+  };
+  const canonical = canonicalizeCaptureArtifact({ ...session, organizationId: org.org.organizationId });
+  const synced = expectStatus<{ results: { status: string }[] }>(
+    await call("/api/v1/offline/captures", "POST", bearer(org.apiKey), {
+      sessions: [{ ...session, deviceSignature: signCaptureArtifact(privateKey, canonical) }],
+    }),
+    200,
+    "offline capture",
+  );
+  assert.equal(synced.results[0]?.status, "quarantined", "the fixture session is quarantined");
+  const [stored] = await server.db.query<{ session_id: string }>(
+    "SELECT session_id FROM offline_capture_sessions WHERE organization_id = $1 AND client_session_id = $2",
+    [org.org.organizationId, session.clientSessionId],
+  );
+  return stored!.session_id;
+}
+
+/** A fresh P-256 public key as a device enrols it: standard base64 of the SPKI DER. */
+export const newDeviceKey = (): string =>
+  generateKeyPairSync("ec", { namedCurve: "prime256v1" })
+    .publicKey.export({ type: "spki", format: "der" })
+    .toString("base64");
 
 /** A valid request body per operation, built from the ids it should name. */
 export const SAMPLE_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
@@ -166,6 +256,20 @@ export const SAMPLE_BODIES: Record<string, (ids: Ids) => Record<string, unknown>
     purpose: "Account",
     anonymousId: ids.anonymousId,
   }),
+  recordIvrConsentArtifact: (ids) => ({
+    noticeId: ids.noticeId,
+    partnerCallId: `call-${randomBytes(4).toString("hex")}`,
+    audioRecordingUri: "https://recordings.partner.example/call.wav",
+    locale: "en",
+    dtmfSequence: "1",
+    callerNumberHash: "partner-hash",
+    capturedAt: 1_700_000_000_000,
+    partnerSignature: "partner-signature",
+    purpose: "Account",
+    dataTypes: ["email"],
+  }),
+  // A well-formed token that stands for nothing: 404, and nothing of any organisation changes.
+  withdrawConsentByToken: () => ({ withdrawalToken: `wdt_${"0".repeat(32)}` }),
   linkAnonymousConsent: (ids) => ({ anonymousId: ids.anonymousId }),
   recordConsent: (ids) => ({
     email: ids.email,
@@ -185,8 +289,20 @@ export const SAMPLE_BODIES: Record<string, (ids: Ids) => Record<string, unknown>
   upsertNomination: () => ({ nomineeName: "Asha", nomineeContact: "asha@example.com" }),
   verifyParent: () => ({ tokenFromProvider: "not-a-token" }),
   verifyConsentGate: (ids) => ({ consentId: ids.consentId }),
+  createPosConsentRequest: (ids) => ({
+    noticeId: ids.noticeId,
+    purpose: "Account",
+    dataTypes: ["email"],
+    phone: "+91 98765 43210",
+  }),
+  closePosConsentRequest: () => ({ note: "Called the customer; no consent wanted." }),
   staffUpdateDsrStatus: () => ({ status: "in_progress" }),
   staffRejectDsrWithStatutoryBasis: () => ({ statute: "Income-tax Act, 1961", citation: "s. 44AA" }),
   staffRespondToGrievance: () => ({ status: "resolved", response: "done" }),
   staffUpdateRightsSettings: () => ({ dsrResponseDays: 30 }),
+  createOfflineConsentLink: (ids) => ({ noticeId: ids.noticeId, purpose: "Account", dataTypes: ["email"] }),
+  enrollDevice: () => ({ label: "sample device", channel: "agent_app", publicKeySpki: newDeviceKey() }),
+  revokeDevice: () => ({ reason: "sample revocation" }),
+  releaseOfflineCapture: () => ({ note: "sample release" }),
+  rejectOfflineCapture: () => ({ note: "sample rejection" }),
 };

@@ -27,6 +27,8 @@ const stored = (row: CaptureRecord): Record<string, unknown> => ({
   status: row.status,
   reason: row.reason,
   received_at: row.receivedAt,
+  // The row's pointer to its outcome entry: a re-pointed row would otherwise go unnoticed.
+  audit_ref: row.auditRef,
   canonical_sha256: row.canonicalSha256,
   // What the other evidence columns hash to: an edited grant, handle or signature no longer matches.
   evidence: captureEvidenceSha256(row),
@@ -47,6 +49,7 @@ function committed(outcome: StoredAuditEntry, review: StoredAuditEntry | undefin
     status: outcome.entryType.slice("offline_capture.".length),
     reason: payload.reason ?? null,
     received_at: outcome.createdAt,
+    audit_ref: outcome.entryRef,
     canonical_sha256: payload.canonicalSha256 ?? null,
     evidence: payload.evidenceSha256 ?? null,
     consent_ids: (released ? reviewed?.consentIds : payload.consentIds) ?? null,

@@ -19,6 +19,11 @@ export interface Config {
    * those lines cost more than the request itself; errors and warnings carry the request id anyway.
    */
   accessLog: boolean;
+  /**
+   * How log lines look (`GUARD_LOG_FORMAT`): `json`, one object per line, for collectors; `pretty`,
+   * a readable line per event; `auto` (default), pretty when standard output is a terminal.
+   */
+  logFormat: LogFormat;
   /** HMAC key for principal access tokens (HS256). */
   tokenSecret: string;
   /** Principal access-token lifetime; the contract allows at most 60 minutes. */
@@ -54,6 +59,18 @@ export interface Config {
    * links Guard hands out (the banner install snippet); absent: the request's own scheme and host.
    */
   publicUrl: string | undefined;
+}
+
+export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** The setting's value, one of `allowed`; `fallback` when unset. */
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = allowed.find((candidate) => candidate === raw);
+  if (value === undefined) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}`);
+  return value;
 }
 
 export class ConfigError extends Error {
@@ -331,6 +348,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     production,
     logLevel,
     accessLog: boolean(env, "GUARD_ACCESS_LOG", false),
+    logFormat: oneOf(env, "GUARD_LOG_FORMAT", LOG_FORMATS, "auto"),
     tokenSecret,
     tokenTtlMinutes: integer(env, INTEGER_SETTINGS.tokenTtlMinutes),
     sessionTtlHours: integer(env, INTEGER_SETTINGS.sessionTtlHours),

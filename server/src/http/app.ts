@@ -111,7 +111,7 @@ export async function buildApp<C extends RouteContext>(
   const ctx = options.context;
   const { config } = ctx;
 
-  const logging = appLogging(config.logLevel, config.accessLog, options.logStream);
+  const logging = appLogging(config.logLevel, config.accessLog, options.logStream, config.logFormat);
   const app = Fastify({
     logger: logging.fastifyLogger,
     childLoggerFactory: logging.childLoggerFactory,

@@ -12,6 +12,7 @@ import {
   type FastifyServerOptions,
 } from "fastify";
 import pino from "pino";
+import pinoPretty from "pino-pretty";
 import type { Config } from "../config.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
 
@@ -56,6 +57,29 @@ export function redactedPath(path: string): string {
   return path.replace(TOKEN_PATH, "$1[redacted]");
 }
 
+/**
+ * Where log lines go when the app is not handed a stream: stdout as JSON, or as readable lines
+ * (pino-pretty, written synchronously like pino's own destination) when the format asks for them
+ * or, with `auto`, when stdout is a terminal. Undefined means pino's JSON on stdout.
+ */
+function readableStream(format: Config["logFormat"]): LogStream | undefined {
+  const terminal = process.stdout.isTTY === true;
+  if (format === "json" || (format === "auto" && !terminal)) return undefined;
+  return prettyLogStream({ colorize: terminal });
+}
+
+/** pino-pretty as Guard shows it: one line of time of day, level, message, then the fields; no pid or host. */
+export function prettyLogStream(options: { colorize: boolean; destination?: LogStream }): LogStream {
+  return pinoPretty({
+    sync: true,
+    colorize: options.colorize,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname",
+    singleLine: true,
+    ...(options.destination ? { destination: options.destination as NodeJS.WritableStream } : {}),
+  });
+}
+
 /** Whether requests are logged as they come and go (Fastify writes those lines at info). */
 function requestLogging(level: Config["logLevel"], accessLog: boolean): boolean {
   return accessLog && (level === "info" || level === "debug" || level === "trace");
@@ -83,9 +107,11 @@ export interface AppLogging {
 export function appLogging(
   level: Config["logLevel"],
   accessLog: boolean,
-  stream: LogStream | undefined,
+  given: LogStream | undefined,
+  format: Config["logFormat"] = "json",
 ): AppLogging {
   const options = loggerOptions(level);
+  const stream = given ?? readableStream(format);
   if (requestLogging(level, accessLog)) {
     return {
       fastifyLogger: { ...options, ...(stream ? { stream } : {}) },

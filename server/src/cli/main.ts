@@ -17,6 +17,7 @@ import { registerAuditCommands } from "./commands/audit.js";
 import { registerParentalCommands } from "./commands/parental.js";
 import { registerDeviceCommands } from "./commands/devices.js";
 import { registerDemoCommands } from "./commands/demo.js";
+import { registerBackupCommands } from "./commands/backup.js";
 
 /** Runs `action` with a context built from the global options, closing the database afterwards. */
 export type RunAction = <A extends unknown[]>(
@@ -74,6 +75,7 @@ function buildProgram(argv: readonly string[]): Command {
   registerParentalCommands(program, run);
   registerDeviceCommands(program, run);
   registerDemoCommands(program, run);
+  registerBackupCommands(program);
   return program;
 }
 

@@ -335,7 +335,11 @@ export interface OpenDatabaseOptions {
   dataDir?: string | undefined;
   /** Pool size for a PostgreSQL server. */
   maxConnections?: number;
-  /** In-memory PGlite only: start from this dump (see dumpPgliteSnapshot) instead of an empty cluster. */
+  /**
+   * PGlite only: start from this dump (see dumpPgliteSnapshot) instead of an empty cluster, in
+   * memory or in a data directory that holds no database yet (`guard restore`; PGlite refuses one
+   * that does).
+   */
   snapshot?: Blob;
 }
 
@@ -372,7 +376,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // it; everything below a 0700 directory is out of other users' reach from then on.
     if (options.dataDir) makeTreePrivate(options.dataDir);
     // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
-    const db = new PGlite(dataPath, options.snapshot && !dataPath ? { loadDataDir: options.snapshot } : {});
+    const db = new PGlite(dataPath, options.snapshot ? { loadDataDir: options.snapshot } : {});
     await db.waitReady;
     // Starting writes files with loose modes: the cluster unpacked on first start, and the
     // relation cache files rewritten on every start.

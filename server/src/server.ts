@@ -13,6 +13,7 @@ import { startRightsClockSweep } from "./rights/clocks.js";
 import { ROUTE_MODULES } from "./routes.js";
 import { SecretBox } from "./lib/secret-box.js";
 import { WebhookWorker } from "./webhooks/worker.js";
+import { startCliSocket } from "./cli/cli-socket.js";
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -36,6 +37,11 @@ export async function startServer(
     /** Serve the demo shop page (`guard serve --seed-demo`). */
     demoShop?: boolean;
     onReady?: (server: RunningServer) => Promise<void> | void;
+    /**
+     * On the embedded database, run `guard` commands for CLIs beside this server over
+     * `<data dir>/cli.sock` (cli/cli-socket.ts); `guard serve` asks for it.
+     */
+    cliSocket?: boolean;
   } = {},
 ): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
@@ -76,13 +82,26 @@ export async function startServer(
       clock,
       onError: (error) => app.serviceLog.error({ err: error }, "POS request expiry sweep failed"),
     });
+    const url = address.replace("[::1]", "localhost");
+    // The embedded database has one opener, this process: a `guard` beside it runs through here.
+    const cliSocket =
+      options.cliSocket && config.databaseUrl === undefined
+        ? await startCliSocket({ db, config, url }, (error) =>
+            app.serviceLog.warn(
+              { err: error },
+              "the CLI socket failed; `guard` beside this server will not work",
+            ),
+          )
+        : undefined;
     let stopping: Promise<void> | undefined;
     const server: RunningServer = {
       app,
       db,
-      url: address.replace("[::1]", "localhost"),
+      url,
       stop: () => {
         stopping ??= (async () => {
+          // First, so a command in progress finishes while the database is open.
+          await cliSocket?.close();
           await rightsClockSweep.stop();
           await idempotencyPurge.stop();
           await posExpirySweep.stop();

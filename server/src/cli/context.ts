@@ -1,6 +1,7 @@
 // What every CLI command needs: the parsed configuration and, opened lazily, the migrated database.
-// The same DATABASE_URL / --data-dir rules as the server apply; with the embedded database the CLI
-// cannot run beside a server on the same data directory (the single-opener lock says so).
+// The same DATABASE_URL / --data-dir rules as the server apply. The embedded database has one
+// opener (the data directory's lock): when a running server holds it, db() hands the invocation to
+// that server (RunThroughServer, cli-socket.ts), which runs it with its own database (`host`).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +13,8 @@ import { DataDirLockedError } from "../db/data-dir-lock.js";
 import type { Database } from "../db/database.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase } from "../server.js";
-import { CliError, type Output } from "./io.js";
+import { CLI_SOCKET_FILE, RunThroughServer, type CliHost } from "./cli-socket.js";
+import { CliError, processIo, type CliIo, type Output } from "./io.js";
 
 export interface GlobalOptions {
   json?: boolean;
@@ -26,14 +28,25 @@ export class CliContext {
   constructor(
     readonly config: Config,
     readonly out: Output,
+    readonly io: CliIo = processIo(),
+    /** The running server this invocation was forwarded to: its database is used, never closed. */
+    readonly host?: CliHost,
+    /** Whether the command reads stdin (a secret): a forwarded invocation then carries it. */
+    private readonly readsStdin = false,
   ) {}
 
-  static create(options: GlobalOptions & { port?: number }, out: Output): CliContext {
+  static create(
+    options: GlobalOptions & { port?: number },
+    out: Output,
+    invocation: { io?: CliIo; host?: CliHost; readsStdin?: boolean } = {},
+  ): CliContext {
+    const { io, host, readsStdin } = invocation;
+    if (host) return new CliContext(host.config, out, io, host, readsStdin);
     try {
       const overrides: { dataDir?: string; port?: number } = {};
       if (options.dataDir) overrides.dataDir = options.dataDir;
       if (options.port !== undefined) overrides.port = options.port;
-      return new CliContext(loadConfig(process.env, overrides), out);
+      return new CliContext(loadConfig(process.env, overrides), out, io, undefined, readsStdin);
     } catch (error) {
       // A wrong setting is the operator's error like a refused value (exit 1), not a usage error (2).
       if (error instanceof ConfigError) throw new CliError(error.message, 1);
@@ -43,6 +56,8 @@ export class CliContext {
 
   /** The database, opened and (unless `migrateOnOpen` is false) migrated on first use. */
   async db(options: { migrateOnOpen?: boolean } = {}): Promise<Database> {
+    // The server migrated its database when it started.
+    if (this.host) return (this.database = this.host.db);
     if (!this.database) {
       const { databaseUrl, dataDir } = this.config;
       // The slow phases say what they are doing: creating an embedded database takes seconds.
@@ -52,7 +67,12 @@ export class CliContext {
       try {
         this.database = await openConfiguredDatabase(this.config);
       } catch (error) {
-        if (error instanceof DataDirLockedError) throw new CliError(error.message);
+        if (error instanceof DataDirLockedError) {
+          // A server holding the directory listens on its socket: the command runs there.
+          const socketPath = path.join(dataDir, CLI_SOCKET_FILE);
+          if (fs.existsSync(socketPath)) throw new RunThroughServer(socketPath, error, this.readsStdin);
+          throw new CliError(error.message);
+        }
         throw error;
       }
       if (options.migrateOnOpen !== false) {
@@ -93,7 +113,8 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    if (!this.database) return;
+    // The server's database stays open; its own sequencer links what the command queued.
+    if (!this.database || this.host) return;
     try {
       if (!this.migrated) return;
       // Link what this command queued on the audit chain, as a server's sequencer would; left

@@ -1,7 +1,12 @@
 // Output conventions of the `guard` CLI: results are JSON on stdout (indented for people, one line
 // with --json, so scripts can parse them); notes and errors go to stderr; exit 1 on failure, 2 on
 // a usage error. Times are epoch milliseconds in --json; for people, each one also reads as an ISO
-// 8601 date (humanTime).
+// 8601 date (humanTime). Every write goes through the invocation's streams (CliIo), so the same
+// commands can run inside a server for a `guard` beside it (cli-socket.ts).
+import { AsyncLocalStorage } from "node:async_hooks";
+import path from "node:path";
+import { rememberStdin } from "./cli-socket.js";
+
 export class CliError extends Error {
   override name = "CliError";
   constructor(
@@ -39,7 +44,40 @@ function humanTimes(key: string, value: unknown): unknown {
   return value;
 }
 
-export function createOutput(json: boolean, streams = { out: process.stdout, err: process.stderr }): Output {
+/** Where a command's text goes: this process's stdout/stderr, or (a forwarded invocation) buffers. */
+export interface CliStreams {
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+}
+
+/**
+ * One invocation's surroundings: its output streams, where a secret is read from (this process's
+ * stdin, or the text a forwarded invocation carried: null when the client's stdin was a terminal,
+ * which cannot be forwarded) and the directory relative paths are read against.
+ */
+export interface CliIo extends CliStreams {
+  stdin: { kind: "process" } | { kind: "forwarded"; text: string | null };
+  cwd: string;
+}
+
+export function processIo(): CliIo {
+  return { out: process.stdout, err: process.stderr, stdin: { kind: "process" }, cwd: process.cwd() };
+}
+
+// The invocation running now: main() runs each one inside it, so that code without a context
+// (an option's parser reading a file) reads relative paths from the invoker's directory.
+const currentInvocation = new AsyncLocalStorage<CliIo>();
+
+export function runInvocation<T>(io: CliIo, body: () => Promise<T>): Promise<T> {
+  return currentInvocation.run(io, body);
+}
+
+/** A path the operator gave, relative to the directory `guard` was run in. */
+export function operatorPath(file: string): string {
+  return path.resolve(currentInvocation.getStore()?.cwd ?? process.cwd(), file);
+}
+
+export function createOutput(json: boolean, streams: CliStreams = processIo()): Output {
   return {
     json,
     result: (value) =>
@@ -51,16 +89,26 @@ export function createOutput(json: boolean, streams = { out: process.stdout, err
 }
 
 /** Reads a secret: all of stdin when piped, or a prompt with echo off on a terminal. */
-export async function readSecret(prompt: string): Promise<string> {
+export async function readSecret(prompt: string, io: CliIo = processIo()): Promise<string> {
+  if (io.stdin.kind === "forwarded") {
+    if (io.stdin.text === null) {
+      throw new CliError(
+        "this command runs through the Guard server using this data directory, which cannot prompt for a secret: " +
+          "pipe the secret on stdin (printf '%s' \"$SECRET\" | npx guard …)",
+      );
+    }
+    return io.stdin.text.replace(/\r?\n$/, "");
+  }
   const stdin = process.stdin;
   if (!stdin.isTTY) {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString("utf8")
-      .replace(/\r?\n$/, "");
+    const text = Buffer.concat(chunks).toString("utf8");
+    // Kept for the server, should the command be forwarded to one after reading it.
+    rememberStdin(text);
+    return text.replace(/\r?\n$/, "");
   }
-  process.stderr.write(prompt);
+  io.err.write(prompt);
   stdin.setRawMode(true);
   stdin.resume();
   return new Promise((resolve, reject) => {
@@ -71,7 +119,7 @@ export async function readSecret(prompt: string): Promise<string> {
           stdin.setRawMode(false);
           stdin.pause();
           stdin.off("data", onData);
-          process.stderr.write("\n");
+          io.err.write("\n");
           resolve(value);
           return;
         }

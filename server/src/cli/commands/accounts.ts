@@ -143,16 +143,24 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
     .requiredOption("--email <email>", "sign-in email")
     .requiredOption("--role <role>", `one of ${STAFF_ROLES.join(", ")}`, parseRole)
     .action(
-      run(async (ctx, options: { org: string; email: string; role: StaffRole }) => {
-        const organization = await ctx.organization(options.org);
-        const password = await readSecret("Password: ");
-        const user = await createStaffUser(
-          await ctx.db(),
-          { organizationId: organization.organizationId, email: options.email, role: options.role, password },
-          Date.now(),
-        );
-        ctx.out.result({ staffId: user.staffId, email: user.email, role: user.role });
-      }),
+      run(
+        async (ctx, options: { org: string; email: string; role: StaffRole }) => {
+          const organization = await ctx.organization(options.org);
+          const password = await readSecret("Password: ", ctx.io);
+          const user = await createStaffUser(
+            await ctx.db(),
+            {
+              organizationId: organization.organizationId,
+              email: options.email,
+              role: options.role,
+              password,
+            },
+            Date.now(),
+          );
+          ctx.out.result({ staffId: user.staffId, email: user.email, role: user.role });
+        },
+        { readsStdin: true },
+      ),
     );
 
   staff

@@ -15,7 +15,7 @@ import {
 import type { DeviceRecord } from "../../offline/devices/store.js";
 import { MAX_PAGE_SIZE } from "../../lib/paging.js";
 import { cliActor } from "../context.js";
-import { CliError } from "../io.js";
+import { CliError, operatorPath } from "../io.js";
 import type { RunAction } from "../main.js";
 
 const oneOf =
@@ -40,7 +40,7 @@ export function publicKeyArgument(value: string): string {
   const file = value.slice(1);
   let content: string;
   try {
-    content = fs.readFileSync(file, "utf8");
+    content = fs.readFileSync(operatorPath(file), "utf8");
   } catch (error) {
     throw new CliError(`cannot read the public key file ${file}: ${(error as Error).message}`);
   }

@@ -7,7 +7,7 @@ import {
   parseNoticeDraft,
   publishNotice,
 } from "../../notices/notices.js";
-import { CliError } from "../io.js";
+import { CliError, operatorPath } from "../io.js";
 import type { RunAction } from "../main.js";
 
 export function registerNoticeCommands(program: Command, run: RunAction): void {
@@ -23,7 +23,7 @@ export function registerNoticeCommands(program: Command, run: RunAction): void {
       run(async (ctx, options: { org: string; file: string }) => {
         let raw: unknown;
         try {
-          raw = JSON.parse(fs.readFileSync(options.file, "utf8"));
+          raw = JSON.parse(fs.readFileSync(operatorPath(options.file), "utf8"));
         } catch (error) {
           throw new CliError(`Cannot read ${options.file} as JSON: ${(error as Error).message}`);
         }

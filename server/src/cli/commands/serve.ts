@@ -50,11 +50,16 @@ export function registerServeCommands(program: Command, run: RunAction): void {
     .action(async (options: { port?: number; seedDemo?: boolean }) => {
       await run(
         async (ctx) => {
+          if (ctx.host) {
+            throw new CliError(
+              `Guard is already running on this data directory at ${ctx.host.url} (pid ${process.pid}); stop it first to start another server on it`,
+            );
+          }
           const db = await ctx.db();
           // --port overrides PORT; 0 picks a free port (tests, several local servers).
           const config = options.port === undefined ? ctx.config : { ...ctx.config, port: options.port };
           const server = await listenOrExplain(config, () =>
-            startServer(config, { db, demoShop: options.seedDemo === true }),
+            startServer(config, { db, demoShop: options.seedDemo === true, cliSocket: true }),
           );
           // Seeded once the port is ours: a start that cannot listen must not spend the demo's
           // one-time credentials on a process that exits before printing them.
@@ -83,7 +88,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
             lines.push(
               "",
               "Demo organisation (slug: demo): its credentials were shown once, on its first start. New ones:",
-              "  stop the server, then run: npx guard demo reset-credentials",
+              "  run: npx guard demo reset-credentials",
             );
           }
           if (options.seedDemo) {

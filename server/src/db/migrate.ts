@@ -105,6 +105,18 @@ async function recordFoldedMigrations(tx: Queryable, applied: Set<string>): Prom
   applied.add(FOLDED_INTO);
 }
 
+/** The ids of the migrations applied to this database, in order; none before the first migrate. */
+export async function appliedMigrationIds(db: Database): Promise<string[]> {
+  const [table] = await db.query<{ name: string | null }>(
+    "SELECT to_regclass('schema_migrations')::text AS name",
+  );
+  if (!table?.name) return [];
+  const rows = await db.query<{ migration_id: string }>(
+    "SELECT migration_id FROM schema_migrations ORDER BY migration_id",
+  );
+  return rows.map((r) => r.migration_id);
+}
+
 /** True when every known migration has been applied (readiness). */
 export async function isMigrated(db: Database): Promise<boolean> {
   const rows = await db.query<{ n: number }>(

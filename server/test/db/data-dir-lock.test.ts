@@ -29,12 +29,21 @@ describe(
     test("a second server or CLI on a directory in use exits 1 with a clear message; data intact", async () => {
       const server = await cli.serve();
       try {
+        // A second server is told where the first one runs (through its CLI socket, cli-socket.ts).
         const second = await cli.run(["serve", "--port", "0"]);
         assert.equal(second.code, 1);
-        assert.match(second.stderr, /in use by another Guard process \(pid \d+\)/);
-        const cliWrite = await cli.run(["org", "create", "--slug", "other", "--name", "Other"]);
-        assert.equal(cliWrite.code, 1);
-        assert.match(cliWrite.stderr, /in use by another Guard process/);
+        assert.match(second.stderr, /already running on this data directory at http:\/\/\S+ \(pid \d+\)/);
+        // Without the socket, the lock alone decides: a CLI write is refused and changes nothing.
+        const socket = path.join(cli.dataDir, "cli.sock");
+        const hidden = `${socket}.hidden`;
+        fs.renameSync(socket, hidden);
+        try {
+          const cliWrite = await cli.run(["org", "create", "--slug", "other", "--name", "Other"]);
+          assert.equal(cliWrite.code, 1);
+          assert.match(cliWrite.stderr, /in use by another Guard process \(pid \d+\)/);
+        } finally {
+          fs.renameSync(hidden, socket);
+        }
         const org = await fetch(`${server.url}/api/v1/org/lock`);
         assert.equal(org.status, 200, "the running server is unaffected");
       } finally {

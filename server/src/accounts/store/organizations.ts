@@ -79,6 +79,19 @@ export async function listOrganizations(db: Queryable): Promise<Organization[]> 
 }
 
 /**
+ * How many organisations the database holds; 0 when it has no organizations table yet (a backup
+ * of a database that was never migrated).
+ */
+export async function countOrganizations(db: Queryable): Promise<number> {
+  const [table] = await db.query<{ name: string | null }>(
+    "SELECT to_regclass('organizations')::text AS name",
+  );
+  if (!table?.name) return 0;
+  const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM organizations");
+  return row?.n ?? 0;
+}
+
+/**
  * The organisation's settings document (organizations.settings) as stored; undefined when there is
  * no such organisation. Each domain parses the part it owns (consent/settings.ts, gate/settings.ts).
  * `forUpdate` locks the row for a read-modify-write inside a transaction.

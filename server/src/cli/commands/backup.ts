@@ -22,11 +22,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { Command } from "commander";
+import { countOrganizations } from "../../accounts/store.js";
 import { verifyAllAuditChains } from "../../audit/verify.js";
 import { DEFAULT_DATA_DIR } from "../../config.js";
 import { DataDirLockedError } from "../../db/data-dir-lock.js";
 import { dumpPgliteSnapshot, openDatabase, type Database } from "../../db/database.js";
-import { listMigrations } from "../../db/migrate.js";
+import { appliedMigrationIds, listMigrations } from "../../db/migrate.js";
 import { CliContext, type GlobalOptions } from "../context.js";
 import { CliError, createOutput } from "../io.js";
 
@@ -73,26 +74,6 @@ function guardVersion(): string {
 
 const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
 
-async function appliedMigrations(db: Database): Promise<string[]> {
-  const [table] = await db.query<{ name: string | null }>(
-    "SELECT to_regclass('schema_migrations')::text AS name",
-  );
-  if (!table?.name) return [];
-  const rows = await db.query<{ migration_id: string }>(
-    "SELECT migration_id FROM schema_migrations ORDER BY migration_id",
-  );
-  return rows.map((r) => r.migration_id);
-}
-
-async function organizationCount(db: Database): Promise<number> {
-  const [table] = await db.query<{ name: string | null }>(
-    "SELECT to_regclass('organizations')::text AS name",
-  );
-  if (!table?.name) return 0;
-  const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM organizations");
-  return row?.n ?? 0;
-}
-
 function writePrivate(file: string, bytes: Buffer | string): void {
   // "wx": a new file, so the mode applies (and an existing backup is never overwritten).
   fs.writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
@@ -121,8 +102,8 @@ async function backup(globals: GlobalOptions, file: string): Promise<void> {
     const db = await ctx.db({ migrateOnOpen: false });
     // Everything written reaches the data files first, so the snapshot needs no WAL replay.
     await db.query("CHECKPOINT");
-    const migrations = await appliedMigrations(db);
-    const organizations = await organizationCount(db);
+    const migrations = await appliedMigrationIds(db);
+    const organizations = await countOrganizations(db);
     // PGlite runs one statement at a time and this process holds the data directory alone, so the
     // dump is a consistent copy of the cluster.
     const snapshot = await dumpPgliteSnapshot(db);
@@ -266,7 +247,7 @@ async function restore(globals: GlobalOptions, file: string): Promise<void> {
   const ctx = CliContext.create(globals, out);
   try {
     const db = await ctx.db();
-    const migrations = await appliedMigrations(db);
+    const migrations = await appliedMigrationIds(db);
     const audit = await verifyAllAuditChains(db, ctx.config.auditKeys);
     const broken = audit.organizations.filter((r) => !r.intact);
     out.result({

@@ -6,9 +6,11 @@
 #   docker run --env-file guard.env -e DATABASE_URL=postgres://... -p 8080:8080 guard   # PostgreSQL
 #   docker run --rm --env-file guard.env guard org create --slug acme --name "Acme"      # any CLI command
 #
-# Stages: `build` installs every dependency and builds the hosted banner and the dashboard; `deps`
-# installs the server's production dependencies only; the runtime stage gets those, the server and
-# contract sources and the built assets: no compilers, bundlers, tests or SDK sources.
+# Stages: `build` installs every dependency and builds the hosted banner, the dashboard and the
+# server (its JavaScript build, so a start transpiles nothing, and the migrated embedded database
+# fresh data directories start from: server/bin/build.js); `deps` installs the server's production
+# dependencies only; the runtime stage gets those, the server and contract sources with their
+# builds, and the built assets: no bundlers, tests or SDK sources.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -27,7 +29,7 @@ RUN npm ci
 COPY . .
 RUN npm run build -w banner \
  && npm run build -w dashboard \
- && npm run --if-present build -w server \
+ && npm run build -w server \
  && rm -rf server/node_modules contract/node_modules
 
 FROM ${NODE_IMAGE} AS deps

@@ -27,6 +27,9 @@ export default tseslint.config(
     ignores: [
       "**/node_modules/**",
       "**/dist/**",
+      // The server's and contract's builds (server/bin/build.js), made from the checked sources.
+      "server/.build-*/**",
+      "contract/.build-*/**",
       ".guard-data/**",
       ".venv/**",
       ".test-tmp/**",

@@ -35,6 +35,8 @@ export interface AppOptions {
   routes: RouteModule<AppContext>[];
   /** Check every response body against its contract schema and fail loudly (tests). */
   checkResponses?: boolean;
+  /** Compile every route's schemas at start-up rather than on first use (http/app.ts). */
+  compileSchemasEagerly?: boolean;
   /** A pino destination for logs (tests capture them); default stdout. */
   logStream?: { write(line: string): void };
   /** The banner script to serve; default: the build in banner/dist; null serves none. */
@@ -64,6 +66,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       cors: createCorsPolicy(context, invalidations),
       routes: options.routes,
       checkResponses: options.checkResponses,
+      compileSchemasEagerly: options.compileSchemasEagerly,
       logStream: options.logStream,
     });
     if (context.bannerScript) registerBannerScript(app, context.bannerScript);

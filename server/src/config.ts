@@ -10,6 +10,12 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Embedded database and generated secrets live here (`GUARD_DATA_DIR`, default DEFAULT_DATA_DIR). */
   dataDir: string;
+  /**
+   * Where the migrated empty embedded database that fresh data directories start from is kept
+   * (`GUARD_SNAPSHOT_DIR`; default: beside the server code). Set it to a writable directory when
+   * the installation is read-only (db/fresh-snapshot.ts).
+   */
+  snapshotDir: string | undefined;
   host: string;
   port: number;
   production: boolean;
@@ -343,6 +349,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   return {
     databaseUrl,
     dataDir,
+    snapshotDir: env.GUARD_SNAPSHOT_DIR ? path.resolve(env.GUARD_SNAPSHOT_DIR) : undefined,
     host: env.GUARD_HOST || "127.0.0.1",
     port: overrides.port ?? integer(env, INTEGER_SETTINGS.port),
     production,

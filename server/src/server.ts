@@ -22,10 +22,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function openConfiguredDatabase(config: Config): Promise<Database> {
+export async function openConfiguredDatabase(
+  config: Config,
+  options: { fromSnapshot?: Blob | undefined } = {},
+): Promise<Database> {
   return openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
+    ...(options.fromSnapshot ? { snapshot: options.fromSnapshot } : {}),
   });
 }
 

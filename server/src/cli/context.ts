@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from "../config.js";
 import { describeConnectionFailure } from "../db/connection-failure.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
 import type { Database } from "../db/database.js";
+import { readFreshSnapshot, saveFreshSnapshot } from "../db/fresh-snapshot.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase } from "../server.js";
 import { CLI_SOCKET_FILE, RunThroughServer, type CliHost } from "./cli-socket.js";
@@ -25,6 +26,8 @@ export class CliContext {
   private database: Database | undefined;
   /** Whether this context migrated the database (only then can a command have queued audit entries). */
   private migrated = false;
+  /** The embedded database was just created by initdb (no snapshot to start from). */
+  private createdWithoutSnapshot = false;
   constructor(
     readonly config: Config,
     readonly out: Output,
@@ -60,12 +63,22 @@ export class CliContext {
     if (this.host) return (this.database = this.host.db);
     if (!this.database) {
       const { databaseUrl, dataDir } = this.config;
+      const fresh = databaseUrl === undefined && !fs.existsSync(path.join(dataDir, "pgdata"));
+      // A fresh directory starts from the migrated snapshot when there is one (db/fresh-snapshot.ts).
+      const snapshot = fresh ? readFreshSnapshot(this.config.snapshotDir) : undefined;
       // The slow phases say what they are doing: creating an embedded database takes seconds.
-      if (databaseUrl === undefined && !fs.existsSync(path.join(dataDir, "pgdata"))) {
-        this.out.note(`Creating the embedded database in ${dataDir} (first start, a few seconds)…`);
+      if (fresh) {
+        this.out.note(
+          snapshot
+            ? `Creating the embedded database in ${dataDir}…`
+            : `Creating the embedded database in ${dataDir} (first start, a few seconds)…`,
+        );
       }
+      // Created the slow way: once migrated, and holding nothing but the schema yet, it is saved
+      // as the snapshot the next fresh directory starts from (migrate()).
+      this.createdWithoutSnapshot = fresh && !snapshot;
       try {
-        this.database = await openConfiguredDatabase(this.config);
+        this.database = await openConfiguredDatabase(this.config, { fromSnapshot: snapshot });
       } catch (error) {
         if (error instanceof DataDirLockedError) {
           // A server holding the directory listens on its socket: the command runs there.
@@ -92,6 +105,10 @@ export class CliContext {
         this.out.note(`Applying ${ids.length} database migration${ids.length === 1 ? "" : "s"}…`),
     });
     if (applied.length > 0) this.out.note(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (this.createdWithoutSnapshot) {
+      this.createdWithoutSnapshot = false;
+      await saveFreshSnapshot(this.database, this.config.snapshotDir);
+    }
     return applied;
   }
 

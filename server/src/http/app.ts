@@ -35,6 +35,7 @@ import {
 import { registerJsonBodyParser } from "./json-body.js";
 import { clientErrorHandler, httpServerFactory } from "./node-server.js";
 import { requestIdFor } from "./request-id.js";
+import { serializerFactory } from "./lazy-serializers.js";
 import { appLogging } from "./logging.js";
 import { stampResponseHeaders } from "./response-headers.js";
 import type { ContractRequest, OperationId, SuccessBody } from "./route-types.js";
@@ -101,6 +102,11 @@ export interface BuildAppOptions<C extends RouteContext> {
   routes: RouteModule<C>[];
   /** Check every response body against its contract schema and fail loudly (tests). */
   checkResponses?: boolean;
+  /**
+   * Compile every route's validators and serializers while the app is built rather than on first
+   * use (a test that every schema compiles); default false, for a fast start.
+   */
+  compileSchemasEagerly?: boolean;
   /** A pino destination for logs (tests capture them); default stdout. */
   logStream?: { write(line: string): void };
 }
@@ -117,6 +123,9 @@ export async function buildApp<C extends RouteContext>(
     childLoggerFactory: logging.childLoggerFactory,
     logController: logging.logController,
     genReqId: requestIdFor,
+    schemaController: {
+      compilersFactory: { buildSerializer: serializerFactory(options.compileSchemasEagerly === true) },
+    },
     bodyLimit: config.bodyLimitBytes,
     // The HTTP server's deadlines, and catalog-shaped answers from the layer below Fastify (a
     // request the HTTP parser refuses or that arrives too slowly): http/node-server.ts.
@@ -136,7 +145,7 @@ export async function buildApp<C extends RouteContext>(
 
   const components = contractComponentsSchema();
   app.addSchema(components);
-  app.setValidatorCompiler(createValidatorCompiler(components));
+  app.setValidatorCompiler(createValidatorCompiler(components, options.compileSchemasEagerly === true));
 
   // Most deployments set no floor; then no request pays for the check.
   if (Object.keys(config.minSdkVersions).length > 0)

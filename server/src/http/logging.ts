@@ -11,8 +11,9 @@ import {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
+import { createRequire } from "node:module";
 import pino from "pino";
-import pinoPretty from "pino-pretty";
+import type PinoPretty from "pino-pretty";
 import type { Config } from "../config.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
 
@@ -70,6 +71,8 @@ function readableStream(format: Config["logFormat"]): LogStream | undefined {
 
 /** pino-pretty as Guard shows it: one line of time of day, level, message, then the fields; no pid or host. */
 export function prettyLogStream(options: { colorize: boolean; destination?: LogStream }): LogStream {
+  // Loaded only when readable lines are wanted: a JSON-logging start skips its 31 modules.
+  const pinoPretty = createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty;
   return pinoPretty({
     sync: true,
     colorize: options.colorize,

@@ -23,6 +23,10 @@ function newAjv(components: JsonSchema, coerceTypes: boolean): Ajv {
     coerceTypes,
     useDefaults: false,
     removeAdditional: false,
+    // Not re-checked against the JSON Schema meta-schema here: compiling the meta-schema cost
+    // each instance about 0.6 s of every start, and the contract's tests check every schema
+    // against it (contract/test/openapi-schemas.test.ts).
+    validateSchema: false,
   });
   addFormats(ajv);
   ajv.addSchema(structuredClone(components));
@@ -69,17 +73,25 @@ const PART_NAMES: Record<string, string> = {
   headers: "header",
 };
 
-export function createValidatorCompiler(components: JsonSchema): FastifySchemaCompiler<JsonSchema> {
+export function createValidatorCompiler(
+  components: JsonSchema,
+  eager = false,
+): FastifySchemaCompiler<JsonSchema> {
   const strictAjv = newAjv(components, false);
   const coercingAjv = newAjv(components, true);
   return ({ schema, httpPart }) => {
-    const validate = (httpPart === "body" ? strictAjv : coercingAjv).compile(schema);
+    // Compiled by the first request that needs it, not at start-up (as the serializers:
+    // lazy-serializers.ts): a start then pays for no route's schemas. The contract tests compile
+    // every schema, so a broken one still fails `npm test`, not a first request in production.
+    const ajv = httpPart === "body" ? strictAjv : coercingAjv;
+    let compiled: ValidateFunction | undefined = eager ? ajv.compile(schema) : undefined;
     // Header values cannot carry either character: the HTTP parser refuses control characters in
     // them and reads their bytes as Latin-1, which has no surrogates.
     const checkText = httpPart === "querystring" || httpPart === "params";
     return (data: unknown) => {
       // `true`, not `{ value: data }`: Fastify then keeps the request part as it is, without an
       // object to allocate and a property to store per request.
+      const validate = (compiled ??= ajv.compile(schema));
       if (validate(data)) {
         const failure = checkText ? parameterFailure(data) : undefined;
         return failure ? { error: failure } : true;

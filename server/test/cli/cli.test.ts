@@ -2,6 +2,7 @@
 // PostgreSQL database), JSON output, exit codes and messages for bad input.
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { DEMO_NOTICE } from "../../src/demo/seed.js";
@@ -9,10 +10,17 @@ import { createCliEnvironment, type CliEnvironment } from "../support/cli-helper
 
 describe("guard CLI", () => {
   let cli: CliEnvironment;
+  // An empty snapshot directory: this data directory is created the slow way, by initdb and every
+  // migration (a later fresh one would start from the snapshot it leaves; cli/progress.test.ts).
+  const snapshotDir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-snapshot-"));
   before(async () => {
     cli = await createCliEnvironment();
+    cli.env.GUARD_SNAPSHOT_DIR = snapshotDir;
   });
-  after(() => cli.dispose());
+  after(async () => {
+    await cli.dispose();
+    fs.rmSync(snapshotDir, { recursive: true, force: true });
+  });
 
   test("migrate applies every migration once", async () => {
     const first = await cli.run(["--json", "migrate"]);

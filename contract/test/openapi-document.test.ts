@@ -30,12 +30,12 @@ const SHARED_ERROR_RESPONSES = [
 ];
 
 describe("OpenAPI document", () => {
-  test("is OpenAPI 3.1.0, description 2.14.0, with the Known gap note", () => {
+  test("is OpenAPI 3.1.0, description 2.15.0, with the Known gap note", () => {
     assert.ok(openApiPath.endsWith("v1.yaml"));
     assert.equal(doc.openapi, "3.1.0");
     const info = asObject(doc.info, "info");
     assert.equal(info.version, OPENAPI_DESCRIPTION_VERSION);
-    assert.equal(info.version, "2.14.0");
+    assert.equal(info.version, "2.15.0");
     assert.match(String(info.description), /Known gap/);
   });
 
@@ -71,7 +71,12 @@ describe("OpenAPI document", () => {
     const tags = (doc.tags as JsonObject[]).map((tag) => tag.name);
     assert.deepEqual([...tags].sort(), [...TAGS].sort());
     const schemes = asObject(asObject(doc.components, "components").securitySchemes, "securitySchemes");
-    assert.deepEqual(Object.keys(schemes).sort(), ["principalToken", "serviceKey", "staffSession"]);
+    assert.deepEqual(Object.keys(schemes).sort(), [
+      "operatorToken",
+      "principalToken",
+      "serviceKey",
+      "staffSession",
+    ]);
     assert.deepEqual(asObject(schemes.staffSession, "staffSession").name, "guard_session");
   });
 

@@ -15,6 +15,7 @@ export const TAGS = [
   "registers",
   "offline",
   "staff",
+  "operator",
   "accounts",
   "system",
 ];

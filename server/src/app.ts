@@ -12,6 +12,7 @@ import type { Database } from "./db/database.js";
 import { InvalidationFeed } from "./db/invalidation.js";
 import { buildApp, type RouteContext, type RouteModule } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
+import { WebhookRelayNotifier, type Notifier } from "./notifications/notifier.js";
 import { loadBannerScript, type BannerScript } from "./banner/script.js";
 import { registerBannerScript } from "./web/banner-script.js";
 import { loadDashboard, registerDashboard, type DashboardBuild } from "./web/dashboard.js";
@@ -26,6 +27,8 @@ export interface AppContext extends RouteContext {
   capabilities: CapabilityCache;
   /** The hosted banner script this build serves; undefined when `banner/` has not been built. */
   bannerScript: BannerScript | undefined;
+  /** How principals are told what the DPDP Rules require (notifications/notifier.ts). */
+  notifier: Notifier;
 }
 
 export interface AppOptions {
@@ -45,6 +48,8 @@ export interface AppOptions {
   demoShop?: boolean;
   /** The dashboard to serve under /dashboard; default: the build in dashboard/dist; null serves none. */
   dashboard?: DashboardBuild | null;
+  /** How principals are notified; default: the webhook relay. */
+  notifier?: Notifier;
 }
 
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
@@ -59,6 +64,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       apiKeys: new ApiKeyCache(invalidations),
       capabilities: new CapabilityCache(invalidations),
       bannerScript: options.bannerScript === null ? undefined : (options.bannerScript ?? loadBannerScript()),
+      notifier: options.notifier ?? new WebhookRelayNotifier(),
     };
     const app = await buildApp({
       context,

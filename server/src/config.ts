@@ -1,6 +1,6 @@
 // Configuration is parsed and validated once, here; nothing else in the server reads process.env.
 // Every setting has one environment variable (and, for the CLI, sometimes a flag that overrides it).
-import { hkdfSync, randomBytes } from "node:crypto";
+import { createHash, hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
@@ -65,6 +65,12 @@ export interface Config {
    * links Guard hands out (the banner install snippet); absent: the request's own scheme and host.
    */
   publicUrl: string | undefined;
+  /**
+   * SHA-256 of the deployment operator's token (`GUARD_OPERATOR_TOKEN`, 32+ characters), which
+   * creates and lists organisations over HTTP (/api/v1/operator/…); undefined turns those routes'
+   * credential off. Only the digest is kept in memory.
+   */
+  operatorTokenDigest: Buffer | undefined;
 }
 
 export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
@@ -314,6 +320,16 @@ function checkDatabaseUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function operatorTokenDigest(raw: string | undefined): Buffer | undefined {
+  if (!raw) return undefined;
+  if (raw.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `GUARD_OPERATOR_TOKEN must be at least ${MIN_SECRET_LENGTH} characters (for example: openssl rand -base64 32)`,
+    );
+  }
+  return createHash("sha256").update(raw, "utf8").digest();
+}
+
 /** Reads the environment once. Throws `ConfigError` naming the variable when a value is wrong. */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
   const databaseUrl = checkDatabaseUrl(overrides.databaseUrl ?? (env.DATABASE_URL || undefined));
@@ -367,6 +383,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     auditKeys,
     secretsKey,
     publicUrl: parsePublicUrl(env.GUARD_PUBLIC_URL),
+    operatorTokenDigest: operatorTokenDigest(env.GUARD_OPERATOR_TOKEN),
   };
 }
 

@@ -8,11 +8,16 @@ import { openDatabase, type Database } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
 import { startIdempotencyPurge } from "./http/idempotency-purge.js";
 import { systemClock, type Clock } from "./lib/clock.js";
+import { startLogRetentionSweep } from "./log-retention/purge.js";
 import { startPosExpirySweep } from "./offline/pos/expiry.js";
+import { startBreachClockSweep } from "./breaches/clocks.js";
 import { startRightsClockSweep } from "./rights/clocks.js";
+import { WebhookRelayNotifier } from "./notifications/notifier.js";
+import { startRetentionSweep } from "./retention/sweep.js";
 import { ROUTE_MODULES } from "./routes.js";
 import { SecretBox } from "./lib/secret-box.js";
 import { WebhookWorker } from "./webhooks/worker.js";
+import { startDecisionCompaction } from "./gate/compaction.js";
 import { startCliSocket } from "./cli/cli-socket.js";
 
 export interface RunningServer {
@@ -74,6 +79,21 @@ export async function startServer(
       clock,
       onError: (error) => app.serviceLog.error({ err: error }, "rights clock sweep failed"),
     });
+    // Schedules erasures, sends their 48-hour notices, cancels those a principal's return moved;
+    // instances share the work (retention/sweep.ts). The relay notifier is stateless, so this one
+    // behaves exactly as the application's.
+    const retentionSweep = startRetentionSweep({
+      db,
+      clock,
+      notifier: new WebhookRelayNotifier(),
+      onError: (error) => app.serviceLog.error({ err: error }, "retention sweep failed"),
+    });
+    // Raises the breach clocks' due_soon and overdue events; instances share the work (breaches/clocks.ts).
+    const breachClockSweep = startBreachClockSweep({
+      db,
+      clock,
+      onError: (error) => app.serviceLog.error({ err: error }, "breach clock sweep failed"),
+    });
     // Deletes expired idempotency keys; instances share the work (http/idempotency-purge.ts).
     const idempotencyPurge = startIdempotencyPurge({
       db,
@@ -85,6 +105,29 @@ export async function startServer(
       db,
       clock,
       onError: (error) => app.serviceLog.error({ err: error }, "POS request expiry sweep failed"),
+    });
+    // Purges what each organisation's log-retention policy allows; instances share the work
+    // safely (log-retention/purge.ts).
+    const logRetentionSweep = startLogRetentionSweep({
+      db,
+      clock,
+      keys: config.auditKeys,
+      onReport: (report) => {
+        const purged = Object.entries(report.classes).filter(([, c]) => c.status === "purged");
+        if (purged.length > 0) {
+          app.serviceLog.info(
+            { organizationId: report.organizationId, purged: Object.fromEntries(purged) },
+            "log retention purged logs past the organisation's policy",
+          );
+        }
+      },
+      onError: (error) => app.serviceLog.error({ err: error }, "log retention sweep failed"),
+    });
+    // Moves the gate's decision runs into compact blocks each second (gate/compaction.ts).
+    const decisionCompaction = startDecisionCompaction({
+      db,
+      clock,
+      onError: (error) => app.serviceLog.error({ err: error }, "decision log compaction failed"),
     });
     const url = address.replace("[::1]", "localhost");
     // The embedded database has one opener, this process: a `guard` beside it runs through here.
@@ -107,8 +150,12 @@ export async function startServer(
           // First, so a command in progress finishes while the database is open.
           await cliSocket?.close();
           await rightsClockSweep.stop();
+          await retentionSweep.stop();
+          await breachClockSweep.stop();
           await idempotencyPurge.stop();
           await posExpirySweep.stop();
+          await decisionCompaction.stop();
+          await logRetentionSweep.stop();
           await webhookWorker.stop();
           await app.close();
           // After the last request, so what it queued is linked before the database closes.

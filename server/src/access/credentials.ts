@@ -2,6 +2,7 @@
 // both travel as `Authorization: Bearer`; the value itself tells them apart (`gk_live_`/`gk_test_`
 // prefix vs a signed token), and one is never accepted where the other is required. The staff
 // session travels as a cookie, and a cookie-authenticated write must echo the session's CSRF token.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { parseCookie } from "cookie";
 import type { ApiKeyCache } from "../accounts/api-keys.js";
 import { verifyPrincipalToken } from "../accounts/principal-tokens.js";
@@ -84,6 +85,21 @@ async function resolve(
         externalId: principal.externalId,
       };
     }
+    case "operatorToken": {
+      const token = bearerToken(request);
+      if (!token) return undefined;
+      const expected = deps.config.operatorTokenDigest;
+      // Digests of equal length, compared in constant time: neither the token nor its length leaks.
+      const given = createHash("sha256").update(token, "utf8").digest();
+      if (!expected || !timingSafeEqual(given, expected)) {
+        throw unauthorized(
+          expected
+            ? "Invalid operator token"
+            : "No operator token is configured on this deployment (GUARD_OPERATOR_TOKEN)",
+        );
+      }
+      return { kind: "operator" };
+    }
     case "staffSession": {
       const cookie = sessionCookie(request);
       if (!cookie) return undefined;
@@ -122,6 +138,7 @@ const DESCRIBE: Record<SecurityKind, string> = {
   serviceKey: "a service API key (Authorization: Bearer gk_live_…)",
   principalToken: "a principal access token (Authorization: Bearer <token>)",
   staffSession: "a staff sign-in session",
+  operatorToken: "the deployment's operator token (Authorization: Bearer <GUARD_OPERATOR_TOKEN>)",
 };
 
 /** The credential for an operation, trying its security alternatives in order. */

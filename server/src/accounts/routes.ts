@@ -7,6 +7,11 @@ import { clearCookie, setCookie } from "../http/cookies.js";
 import { notFound } from "../lib/failure.js";
 import { pageInMemory, pageScope } from "../lib/paging.js";
 import { createApiKey, revokeApiKey } from "./api-keys.js";
+import {
+  createOrganizationForOperator,
+  organizationToWire,
+  pageOrganizationsForOperator,
+} from "./operator.js";
 import { findOrganizationBySlug } from "./organizations.js";
 import { mintPrincipalToken } from "./principal-tokens.js";
 import { ensurePrincipal, setPrincipalEmail } from "./principals.js";
@@ -26,6 +31,24 @@ const sessionBody = (s: Omit<StaffCredential, "kind">) => ({
 });
 
 export const accountRoutes: RouteModule = ({ config, db, clock }) => [
+  {
+    operationId: "operatorListOrganizations",
+    handler: async (request) => {
+      const page = await pageOrganizationsForOperator(db, request.query);
+      return { organizations: page.items.map(organizationToWire), nextCursor: page.nextCursor };
+    },
+  },
+  {
+    operationId: "operatorCreateOrganization",
+    idempotency: true,
+    handler: async (request, _reply, tools) => {
+      const now = clock.now();
+      return tools.write(async (tx) => {
+        const created = await createOrganizationForOperator(tx, request.body, now);
+        return { ...created, organization: organizationToWire(created.organization) };
+      });
+    },
+  },
   {
     operationId: "getOrgBySlug",
     handler: async (request) => {

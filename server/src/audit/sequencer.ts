@@ -16,7 +16,7 @@
 // its reference is higher and it is linked after it; only writes that were concurrent (neither saw
 // the other) may be linked in either order.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Database } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
 import { entryHash, GENESIS_HASH, onEntryQueued } from "./chain.js";
 import {
@@ -25,6 +25,7 @@ import {
   lockChainHeadUnlessBusy,
   organizationsWithQueuedEntries,
   readQueuedEntries,
+  type ChainHead,
   type StoredAuditEntry,
 } from "./store.js";
 
@@ -53,19 +54,47 @@ export async function linkQueuedEntries(
   return db.transaction(async (tx) => {
     const head = await lockChainHeadUnlessBusy(tx, organizationId, GENESIS_HASH, now);
     if (head === "busy") return "busy";
-    const queued = await readQueuedEntries(tx, organizationId, limit);
-    let prevHash = head.lastHash;
-    let seq = head.lastSeq;
-    const linked: StoredAuditEntry[] = queued.map((entry) => {
-      seq += 1;
-      const hash = entryHash({ ...entry, prevHash, seq, organizationId });
-      const chained = { ...entry, seq, prevHash, entryHash: hash };
-      prevHash = hash;
-      return chained;
-    });
-    await linkEntries(tx, organizationId, linked);
-    return linked.length;
+    return (await linkBatch(tx, organizationId, head, limit)).linked;
   });
+}
+
+/** Links up to `limit` queued entries after `head`, which `tx` holds locked; the new head. */
+async function linkBatch(
+  tx: Queryable,
+  organizationId: string,
+  head: ChainHead,
+  limit: number,
+): Promise<{ linked: number; head: ChainHead }> {
+  const queued = await readQueuedEntries(tx, organizationId, limit);
+  let prevHash = head.lastHash;
+  let seq = head.lastSeq;
+  const linked: StoredAuditEntry[] = queued.map((entry) => {
+    seq += 1;
+    const hash = entryHash({ ...entry, prevHash, seq, organizationId });
+    const chained = { ...entry, seq, prevHash, entryHash: hash };
+    prevHash = hash;
+    return chained;
+  });
+  await linkEntries(tx, organizationId, linked);
+  return { linked: linked.length, head: { lastSeq: seq, lastHash: prevHash } };
+}
+
+/**
+ * Links everything queued for the organisation inside `tx`, which already holds its chain head
+ * (`lockChainHeadUnlessBusy`): for work that must see the whole chain under the head's lock (the
+ * log-retention purge, audit/purge.ts). The new head.
+ */
+export async function linkQueuedUnderLock(
+  tx: Queryable,
+  organizationId: string,
+  head: ChainHead,
+): Promise<ChainHead> {
+  let current = head;
+  for (;;) {
+    const batch = await linkBatch(tx, organizationId, current, LINK_BATCH);
+    current = batch.head;
+    if (batch.linked < LINK_BATCH) return current;
+  }
 }
 
 /** One pass over every organisation with queued entries. */

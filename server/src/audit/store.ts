@@ -2,7 +2,7 @@
 // row per organisation: the chain's head, the sequencer's lock) and audit_entries (the chain
 // itself). Only this module reads or writes them.
 import type { Queryable } from "../db/database.js";
-import { first, qb, rows } from "../db/query.js";
+import { execute, first, qb, rows } from "../db/query.js";
 
 export interface ChainHead {
   lastSeq: number;
@@ -296,4 +296,209 @@ export async function chainEntriesAbout(
       .orderBy("seq"),
   );
   return found.map(toStoredEntry);
+}
+
+// ---- Checkpoints: what a purge of the chain's oldest entries leaves (purge.ts, verify.ts).
+
+export interface ChainCheckpoint {
+  checkpointId: string;
+  /** Entries 1..throughSeq are purged; throughHash was entry throughSeq's hash. */
+  throughSeq: number;
+  throughHash: string;
+  fromSeq: number;
+  entriesPurged: number;
+  cutoff: number;
+  purgedAt: number;
+  /** Position of the `audit.purged` entry that commits to this checkpoint. */
+  entrySeq: number;
+}
+
+const selectCheckpoints = qb
+  .selectFrom("audit_chain_checkpoints")
+  .select([
+    "checkpoint_id",
+    "through_seq",
+    "through_hash",
+    "from_seq",
+    "entries_purged",
+    "cutoff",
+    "purged_at",
+    "entry_seq",
+  ]);
+
+type CheckpointRow = Awaited<ReturnType<typeof rows<typeof selectCheckpoints>>>[number];
+
+const toCheckpoint = (row: CheckpointRow): ChainCheckpoint => ({
+  checkpointId: row.checkpoint_id,
+  throughSeq: row.through_seq,
+  throughHash: row.through_hash,
+  fromSeq: row.from_seq,
+  entriesPurged: row.entries_purged,
+  cutoff: row.cutoff,
+  purgedAt: row.purged_at,
+  entrySeq: row.entry_seq,
+});
+
+/** The checkpoint verification starts from: the one past the most entries; undefined before any purge. */
+export async function latestCheckpoint(
+  db: Queryable,
+  organizationId: string,
+): Promise<ChainCheckpoint | undefined> {
+  const row = await first(
+    db,
+    selectCheckpoints.where("organization_id", "=", organizationId).orderBy("through_seq", "desc").limit(1),
+  );
+  return row && toCheckpoint(row);
+}
+
+/** The organisation's checkpoints with these ids, by id. */
+export async function checkpointsWithIds(
+  db: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, ChainCheckpoint>> {
+  if (ids.length === 0) return new Map();
+  const found = await rows(
+    db,
+    selectCheckpoints.where("organization_id", "=", organizationId).where("checkpoint_id", "in", ids),
+  );
+  return new Map(found.map((row) => [row.checkpoint_id, toCheckpoint(row)]));
+}
+
+/** Every checkpoint of the organisation (a purge leaves few: it deletes those it supersedes). */
+export async function allCheckpoints(db: Queryable, organizationId: string): Promise<ChainCheckpoint[]> {
+  const found = await rows(
+    db,
+    selectCheckpoints.where("organization_id", "=", organizationId).orderBy("through_seq"),
+  );
+  return found.map(toCheckpoint);
+}
+
+export async function insertCheckpoint(
+  tx: Queryable,
+  organizationId: string,
+  checkpoint: ChainCheckpoint,
+): Promise<void> {
+  await execute(
+    tx,
+    qb.insertInto("audit_chain_checkpoints").values({
+      organization_id: organizationId,
+      checkpoint_id: checkpoint.checkpointId,
+      through_seq: checkpoint.throughSeq,
+      through_hash: checkpoint.throughHash,
+      from_seq: checkpoint.fromSeq,
+      entries_purged: checkpoint.entriesPurged,
+      cutoff: checkpoint.cutoff,
+      purged_at: checkpoint.purgedAt,
+      entry_seq: checkpoint.entrySeq,
+    }),
+  );
+}
+
+/** Deletes the checkpoints whose own `audit.purged` entry is at or before `throughSeq`. */
+export async function deleteCheckpointsRecordedThrough(
+  tx: Queryable,
+  organizationId: string,
+  throughSeq: number,
+): Promise<number> {
+  const deleted = await rows(
+    tx,
+    qb
+      .deleteFrom("audit_chain_checkpoints")
+      .where("organization_id", "=", organizationId)
+      .where("entry_seq", "<=", throughSeq)
+      .returning("checkpoint_id"),
+  );
+  return deleted.length;
+}
+
+/** Deletes the chain entries at positions up to `throughSeq`; how many there were. */
+export async function deleteEntriesThrough(
+  tx: Queryable,
+  organizationId: string,
+  throughSeq: number,
+): Promise<number> {
+  const deleted = await rows(
+    tx,
+    qb
+      .deleteFrom("audit_entries")
+      .where("organization_id", "=", organizationId)
+      .where("seq", "<=", throughSeq)
+      .returning("seq"),
+  );
+  return deleted.length;
+}
+
+/** The last position whose entry was created before `before`, or 0. */
+export async function lastSeqCreatedBefore(
+  db: Queryable,
+  organizationId: string,
+  before: number,
+): Promise<number> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("audit_entries")
+      .select((eb) => eb.fn.max("seq").as("seq"))
+      .where("organization_id", "=", organizationId)
+      .where("created_at", "<", before),
+  );
+  return row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
+}
+
+/** Entries held at positions in (afterSeq, throughSeq], and the hash at throughSeq. */
+export async function entriesUpTo(
+  db: Queryable,
+  organizationId: string,
+  afterSeq: number,
+  throughSeq: number,
+): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("audit_entries")
+      .select((eb) => [
+        eb.fn.countAll<number>().as("n"),
+        eb.fn.min("created_at").as("oldest"),
+        eb.fn.max("created_at").as("newest"),
+      ])
+      .where("organization_id", "=", organizationId)
+      .where("seq", ">", afterSeq)
+      .where("seq", "<=", throughSeq),
+  );
+  return {
+    count: Number(row?.n ?? 0),
+    oldestCreatedAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+    newestCreatedAt: row?.newest === null || row?.newest === undefined ? null : Number(row.newest),
+  };
+}
+
+/** The entry at one position, if held. */
+export async function entryAt(
+  db: Queryable,
+  organizationId: string,
+  seq: number,
+): Promise<StoredAuditEntry | undefined> {
+  const row = await first(
+    db,
+    selectEntries.where("organization_id", "=", organizationId).where("seq", "=", seq),
+  );
+  return row && toStoredEntry(row);
+}
+
+/** How many entries are held at or before `throughSeq` (a purge leaves none). */
+export async function countEntriesThrough(
+  db: Queryable,
+  organizationId: string,
+  throughSeq: number,
+): Promise<number> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("audit_entries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("organization_id", "=", organizationId)
+      .where("seq", "<=", throughSeq),
+  );
+  return Number(row?.n ?? 0);
 }

@@ -8,6 +8,7 @@ import type { Database, Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { entryHash, GENESIS_HASH } from "./chain.js";
 import type { EvidenceChecker, EvidenceKind } from "./evidence/checker.js";
+import { breachEvidence } from "./evidence/breaches.js";
 import { consentEvidence } from "./evidence/consent.js";
 import { parentalEvidence } from "./evidence/parental.js";
 import { rightsEvidence } from "./evidence/rights.js";
@@ -17,10 +18,14 @@ import { offlineDeviceEvidence } from "./evidence/offline-devices.js";
 import { offlineLinkEvidence } from "./evidence/offline-links.js";
 import { offlineIvrEvidence } from "./evidence/offline-ivr.js";
 import { offlinePosEvidence } from "./evidence/offline-pos.js";
+import { ropaEvidence } from "./evidence/ropa.js";
+import { retentionEvidence } from "./evidence/retention.js";
+import { checkpointEvidence } from "./evidence/checkpoints.js";
+import { logRetentionEvidence } from "./evidence/log-retention.js";
 import { Findings, type AuditProblem } from "./findings.js";
 import type { AuditKeys } from "./keys.js";
 import { linkQueuedOf } from "./sequencer.js";
-import { readChainHead, readChainPage } from "./store.js";
+import { latestCheckpoint, readChainHead, readChainPage } from "./store.js";
 
 export type { AuditProblem } from "./findings.js";
 
@@ -36,6 +41,11 @@ const EVIDENCE: readonly EvidenceKind[] = [
   offlineLinkEvidence,
   offlineIvrEvidence,
   offlinePosEvidence,
+  breachEvidence,
+  ropaEvidence,
+  retentionEvidence,
+  checkpointEvidence,
+  logRetentionEvidence,
 ];
 
 /** Every entry type a writer may append; an entry of any other type is reported. */
@@ -56,6 +66,8 @@ export interface AuditVerification {
   intact: boolean;
   /** Entries walked. */
   entries: number;
+  /** Where the walk started: 1, or the position after the latest purge checkpoint. */
+  fromSeq: number;
   /** The head as stored; record it elsewhere to detect a rewritten chain later. */
   headSeq: number;
   headHash: string;
@@ -125,8 +137,13 @@ export async function verifyLinkedChain(
   for (const checker of checkers) for (const type of checker.entryTypes) checkerOf.set(type, checker);
 
   let entries = 0;
-  let expectedSeq = 1;
-  let prevHash = GENESIS_HASH;
+  // After a purge (purge.ts) the chain starts at the latest checkpoint: the first kept entry must
+  // link to the hash the checkpoint recorded, and the checkpoint itself is held to the
+  // `audit.purged` entry that recorded it (evidence/checkpoints.ts), so neither can be edited
+  // without a finding. Without a checkpoint the chain starts at the genesis hash.
+  const checkpoint = await latestCheckpoint(db, organizationId);
+  let expectedSeq = checkpoint ? checkpoint.throughSeq + 1 : 1;
+  let prevHash = checkpoint ? checkpoint.throughHash : GENESIS_HASH;
   for (;;) {
     const page = await readChainPage(db, organizationId, expectedSeq, pageSize);
     if (page.length === 0) break;
@@ -135,7 +152,13 @@ export async function verifyLinkedChain(
       const problem = (reason: string) =>
         findings.add({ table: "audit_entries", recordId: `seq ${row.seq}`, seq: row.seq, reason });
       if (row.seq !== expectedSeq) problem(`entries ${expectedSeq}..${row.seq - 1} are missing`);
-      if (row.prevHash !== prevHash) problem("prev_hash does not match the previous entry's hash");
+      if (row.prevHash !== prevHash) {
+        problem(
+          checkpoint && row.seq === checkpoint.throughSeq + 1
+            ? "prev_hash does not match the hash the purge checkpoint recorded"
+            : "prev_hash does not match the previous entry's hash",
+        );
+      }
       const recomputed = entryHash({ ...row, organizationId });
       if (recomputed !== row.entryHash) problem("entry_hash does not match the entry's content");
       else if (!isCanonicalPayload(row.payload)) problem("payload is not canonical JSON");
@@ -175,6 +198,7 @@ export async function verifyLinkedChain(
     organizationId,
     intact: findings.count === 0,
     entries,
+    fromSeq: checkpoint ? checkpoint.throughSeq + 1 : 1,
     headSeq,
     headHash,
     consentEventsChecked: rowsChecked.consent_events ?? 0,

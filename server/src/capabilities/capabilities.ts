@@ -88,16 +88,21 @@ export const CAPABILITIES = {
     operations: [],
   },
   retention_api: {
-    description: "The retention-due register (GET /api/v1/retention/due).",
-    operations: ["listDueRetentions"],
+    description:
+      "The retention-due register (GET /api/v1/retention/due) and the fiduciary's confirmation " +
+      "that a due erasure was executed.",
+    operations: ["listDueRetentions", "confirmRetentionErasureExecuted"],
+    builtWith: "listDueRetentions",
   },
   breach_register_api: {
     description: "The breach register (GET /api/v1/breaches).",
     operations: ["listBreaches"],
+    builtWith: "listBreaches",
   },
   cross_border_api: {
     description: "The cross-border transfer register (GET /api/v1/cross-border/transfers).",
     operations: ["listCrossBorderTransfers"],
+    builtWith: "listCrossBorderTransfers",
   },
   offline_consent_links: {
     description:

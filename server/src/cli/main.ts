@@ -18,6 +18,10 @@ import { registerWebhookCommands } from "./commands/webhooks.js";
 import { registerAuditCommands } from "./commands/audit.js";
 import { registerParentalCommands } from "./commands/parental.js";
 import { registerDeviceCommands } from "./commands/devices.js";
+import { registerBreachCommands } from "./commands/breaches.js";
+import { registerLogCommands } from "./commands/logs.js";
+import { registerRopaCommands } from "./commands/ropa.js";
+import { registerRetentionCommands } from "./commands/retention.js";
 import { registerDemoCommands } from "./commands/demo.js";
 import { registerBackupCommands } from "./commands/backup.js";
 
@@ -86,6 +90,10 @@ function buildProgram(argv: readonly string[], io: CliIo, host: CliHost | undefi
   registerAuditCommands(program, run);
   registerParentalCommands(program, run);
   registerDeviceCommands(program, run);
+  registerBreachCommands(program, run);
+  registerLogCommands(program, run);
+  registerRopaCommands(program, run);
+  registerRetentionCommands(program, run);
   registerDemoCommands(program, run);
   registerBackupCommands(program);
   return program;

@@ -295,6 +295,34 @@ export async function listStoredConsentsOfPrincipal(
   return found.map(toStoredConsent);
 }
 
+/**
+ * Up to `limit` principals of the organisation holding a consent (active or withdrawn) to any of
+ * `purposes`, by principal id after `afterPrincipalId` (breaches/: who a breach of those purposes
+ * affected). Guest consents not linked to a principal name nobody and are left out.
+ */
+export async function pagePrincipalsWithConsentsTo(
+  db: Queryable,
+  organizationId: string,
+  purposes: readonly string[],
+  afterPrincipalId: string,
+  limit: number,
+): Promise<string[]> {
+  if (purposes.length === 0) return [];
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consents")
+      .select("principal_id")
+      .distinct()
+      .where("organization_id", "=", organizationId)
+      .where("principal_id", ">", afterPrincipalId)
+      .where("purpose", "in", [...purposes])
+      .orderBy("principal_id")
+      .limit(limit),
+  );
+  return found.map((r) => r.principal_id).filter((id): id is string => id !== null);
+}
+
 /** Up to `limit` consents of the organisation with ids after `afterConsentId`, by id. */
 export async function pageConsents(
   db: Queryable,
@@ -849,4 +877,71 @@ export async function findOriginalCmSignal(
       .where("mapping_status", "<>", "duplicate"),
   );
   return row?.signal_id;
+}
+
+/**
+ * Retention (retention/sweep.ts): up to `limit` principals of the organisation with ids after
+ * `afterPrincipalId` that hold or held a consent for `purpose`, by id.
+ */
+export async function principalsWithConsentFor(
+  db: Queryable,
+  organizationId: string,
+  purpose: string,
+  afterPrincipalId: string,
+  limit: number,
+): Promise<string[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consents")
+      .select("principal_id")
+      .distinct()
+      .where("organization_id", "=", organizationId)
+      .where("purpose", "=", purpose)
+      .where("principal_id", "is not", null)
+      .where("principal_id", ">", afterPrincipalId)
+      .orderBy("principal_id")
+      .limit(limit),
+  );
+  return found.map((r) => r.principal_id!);
+}
+
+/** Per principal and purpose: the latest give and withdrawal, and whether a consent is active. */
+export interface ConsentTimes {
+  principalId: string;
+  purpose: string;
+  lastGivenAt: number;
+  lastWithdrawnAt: number | null;
+  active: boolean;
+}
+
+/** Retention: the consent times of these principals of the organisation, per purpose. */
+export async function consentTimesOfPrincipals(
+  db: Queryable,
+  organizationId: string,
+  principalIds: readonly string[],
+): Promise<ConsentTimes[]> {
+  if (principalIds.length === 0) return [];
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consents")
+      .select((eb) => [
+        "principal_id",
+        "purpose",
+        eb.fn.max("given_at").as("last_given_at"),
+        eb.fn.max("withdrawn_at").as("last_withdrawn_at"),
+        sql<boolean>`bool_or(withdrawn_at IS NULL)`.as("active"),
+      ])
+      .where("organization_id", "=", organizationId)
+      .where("principal_id", "in", [...principalIds])
+      .groupBy(["principal_id", "purpose"]),
+  );
+  return found.map((r) => ({
+    principalId: r.principal_id!,
+    purpose: r.purpose,
+    lastGivenAt: Number(r.last_given_at),
+    lastWithdrawnAt: r.last_withdrawn_at === null ? null : Number(r.last_withdrawn_at),
+    active: r.active === true,
+  }));
 }

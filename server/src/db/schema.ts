@@ -18,6 +18,18 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
+export interface AuditChainCheckpointsTable {
+  organization_id: string;
+  checkpoint_id: string;
+  through_seq: number;
+  through_hash: string;
+  from_seq: number;
+  entries_purged: number;
+  cutoff: number;
+  purged_at: number;
+  entry_seq: number;
+}
+
 export interface AuditChainHeadsTable {
   organization_id: string;
   last_seq: number;
@@ -53,6 +65,41 @@ export interface BannerConfigsTable {
   settings: ColumnType<unknown, JsonText, JsonText>;
   config_version: number;
   updated_at: number;
+}
+
+export interface BreachAffectedPrincipalsTable {
+  organization_id: string;
+  breach_id: string;
+  principal_id: string;
+  added_at: number;
+  notified_at: number | null;
+  notification_id: string | null;
+}
+
+export interface BreachesTable {
+  organization_id: string;
+  breach_id: string;
+  description: string;
+  discovered_at: number;
+  occurred_at: number | null;
+  affected_purposes: ColumnType<unknown, JsonText, JsonText>;
+  affected_data_categories: ColumnType<unknown, JsonText, JsonText>;
+  mitigation: string | null;
+  drill: boolean;
+  principal_notification_due_at: number;
+  board_due_at: number;
+  reported_to_user_at: number | null;
+  reported_to_board_at: number | null;
+  detailed_report_submitted_at: number | null;
+  cert_in_report_submitted_at: number | null;
+  status: string;
+  recorded_by: string;
+  created_at: number;
+  updated_at: number;
+  principal_due_soon_raised_at: number | null;
+  principal_overdue_raised_at: number | null;
+  board_due_soon_raised_at: number | null;
+  board_overdue_raised_at: number | null;
 }
 
 export interface CmSignalsTable {
@@ -141,15 +188,36 @@ export interface DsrRequestsTable {
   redacted_at: number | null;
 }
 
-export interface GateDecisionGroupsTable {
+export interface GateConsentRefsTable {
   organization_id: string;
-  group_id: string;
-  decided_at: number;
+  consent_ref: Generated<number>;
+  consent_id: string;
+}
+
+export interface GateDecisionBlocksTable {
+  bucket_start: number;
+  block_nonce: number;
   decision_count: number;
-  decision_ids: string[];
+  deny_count: number;
+  organization_id: string;
+  api_key_id: string;
+  run_offsets: number[];
+  run_sizes: number[];
+  run_nonces: string[];
+  consent_refs: number[];
+  denied_positions: number[];
+  denied_offsets: number[];
+  legacy_decision_ids: string[] | null;
+}
+
+export interface GateDecisionRunsTable {
+  decided_at: number;
+  nonce: number;
+  organization_id: string;
+  api_key_id: string;
   consent_ids: string[];
-  api_key_ids: string[];
   allowed: boolean[];
+  legacy_decision_ids: string[] | null;
 }
 
 /** A view: read-only. */
@@ -161,6 +229,8 @@ export interface GateDecisionsTable {
   decision: string | null;
   reason: string | null;
   decided_at: number | null;
+  allowed: boolean | null;
+  stored_at: number | null;
 }
 
 export interface GrievancesTable {
@@ -214,6 +284,14 @@ export interface IvrConsentArtifactsTable {
   withdrawal_token_sealed: string | null;
   submission_hash: string;
   received_by: string;
+}
+
+export interface LogRetentionPoliciesTable {
+  organization_id: string;
+  log_class: string;
+  retain_days: number | null;
+  updated_at: number;
+  updated_by: string;
 }
 
 export interface NominationsTable {
@@ -383,12 +461,41 @@ export interface PrincipalErasuresTable {
   report: ColumnType<unknown, JsonText, JsonText>;
 }
 
+export interface PrincipalNotificationsTable {
+  organization_id: string;
+  notification_id: string;
+  principal_id: string;
+  kind: string;
+  subject_id: string;
+  channel: string;
+  subject: string;
+  body: string;
+  created_at: number;
+}
+
 export interface PrincipalsTable {
   organization_id: string;
   principal_id: string;
   external_id: string;
   created_at: number;
   email: string | null;
+}
+
+export interface ProcessingActivitiesTable {
+  organization_id: string;
+  activity_id: string;
+  name: string;
+  purpose: string;
+  description: string | null;
+  data_categories: ColumnType<unknown, JsonText, JsonText>;
+  legal_basis: string;
+  recipients: ColumnType<unknown, JsonText, JsonText>;
+  storage_location: string;
+  crosses_border: boolean;
+  destination_countries: ColumnType<unknown, JsonText, JsonText>;
+  created_at: number;
+  updated_at: number;
+  archived_at: number | null;
 }
 
 export interface RegisteredAppsTable {
@@ -401,6 +508,71 @@ export interface RegisteredDomainsTable {
   organization_id: string;
   domain: string;
   created_at: number;
+}
+
+export interface RetentionEventsTable {
+  organization_id: string;
+  event_id: string;
+  principal_id: string;
+  kind: string;
+  purpose: string | null;
+  occurred_at: number;
+  recorded_at: number;
+  recorded_by: string;
+}
+
+export interface RetentionLegalHoldsTable {
+  organization_id: string;
+  hold_id: string;
+  principal_id: string | null;
+  policy_id: string | null;
+  statute: string;
+  citation: string;
+  ends_at: number | null;
+  created_at: number;
+  created_by: string;
+  released_at: number | null;
+  released_by: string | null;
+  release_reason: string | null;
+}
+
+export interface RetentionPoliciesTable {
+  organization_id: string;
+  policy_id: string;
+  name: string;
+  purpose: string;
+  activity_id: string | null;
+  anchor_event: string;
+  duration_days: number;
+  notice_hours: number;
+  window_floor_at: number | null;
+  preset: string | null;
+  created_at: number;
+  created_by: string;
+  updated_at: number;
+  updated_by: string;
+  archived_at: number | null;
+  archived_by: string | null;
+}
+
+export interface RetentionScheduledErasuresTable {
+  organization_id: string;
+  scheduled_erasure_id: string;
+  policy_id: string;
+  principal_id: string;
+  anchor_event: string;
+  anchor_at: number;
+  scheduled_for: number;
+  notice_hours: number;
+  status: string;
+  created_at: number;
+  pre_notification_sent_at: number | null;
+  notification_id: string | null;
+  due_at: number | null;
+  cancelled_at: number | null;
+  cancel_reason: string | null;
+  executed_at: number | null;
+  executed_by: string | null;
 }
 
 export interface RightsSettingsTable {
@@ -520,21 +692,27 @@ export interface WithdrawalTokensTable {
 
 export interface Tables {
   api_keys: ApiKeysTable;
+  audit_chain_checkpoints: AuditChainCheckpointsTable;
   audit_chain_heads: AuditChainHeadsTable;
   audit_entries: AuditEntriesTable;
   audit_queue: AuditQueueTable;
   banner_configs: BannerConfigsTable;
+  breach_affected_principals: BreachAffectedPrincipalsTable;
+  breaches: BreachesTable;
   cm_signals: CmSignalsTable;
   consent_events: ConsentEventsTable;
   consents: ConsentsTable;
   domain_group_domains: DomainGroupDomainsTable;
   domain_groups: DomainGroupsTable;
   dsr_requests: DsrRequestsTable;
-  gate_decision_groups: GateDecisionGroupsTable;
+  gate_consent_refs: GateConsentRefsTable;
+  gate_decision_blocks: GateDecisionBlocksTable;
+  gate_decision_runs: GateDecisionRunsTable;
   gate_decisions: GateDecisionsTable;
   grievances: GrievancesTable;
   idempotency_keys: IdempotencyKeysTable;
   ivr_consent_artifacts: IvrConsentArtifactsTable;
+  log_retention_policies: LogRetentionPoliciesTable;
   nominations: NominationsTable;
   notice_drafts: NoticeDraftsTable;
   notice_versions: NoticeVersionsTable;
@@ -547,9 +725,15 @@ export interface Tables {
   parental_verifications: ParentalVerificationsTable;
   pos_consent_requests: PosConsentRequestsTable;
   principal_erasures: PrincipalErasuresTable;
+  principal_notifications: PrincipalNotificationsTable;
   principals: PrincipalsTable;
+  processing_activities: ProcessingActivitiesTable;
   registered_apps: RegisteredAppsTable;
   registered_domains: RegisteredDomainsTable;
+  retention_events: RetentionEventsTable;
+  retention_legal_holds: RetentionLegalHoldsTable;
+  retention_policies: RetentionPoliciesTable;
+  retention_scheduled_erasures: RetentionScheduledErasuresTable;
   rights_settings: RightsSettingsTable;
   rights_transitions: RightsTransitionsTable;
   schema_migrations: SchemaMigrationsTable;

@@ -2,14 +2,16 @@
 // consent's own state (withdrawn_at), and every answer is durably logged before it is returned.
 // Hot path (bench/README.md): verifications are grouped (lib/group-commit.ts) and each group is one
 // statement (store.ts) that reads the consents by primary key and logs their decisions: one round
-// trip and one commit for many verifications. The log keeps one row per organisation per group
-// (gate_decision_groups, migration 0040), its decisions as arrays.
+// trip and one commit for many verifications. The log keeps one row per run (an organisation's and
+// key's decisions in one group, gate_decision_runs), which compaction moves within seconds into
+// blocks of up to ten seconds of decisions (gate_decision_blocks, migration 0107).
 import type { Queryable } from "../db/database.js";
-import { newId } from "../lib/ids.js";
 import { keysetPage, pageInMemory, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import {
   decideAndLogGroup,
+  decisionIdOf,
   logDecisionRun,
+  newRunNonce,
   newestDecisions,
   repeatedDenials,
   type StoredDecision,
@@ -54,42 +56,65 @@ export async function verifyConsents(
   inputs: readonly VerifyInput[],
   decidedAt: number,
 ): Promise<(VerifyOutcome | undefined)[]> {
-  // Each organisation's verifications contiguous (arrival order within it), so that each run to
-  // log is one slice of the arrays. A group usually holds one organisation: nothing moves.
+  // Each organisation's and key's verifications contiguous (arrival order within them), so that
+  // each run to log is one slice of the lists. A group usually holds one key: nothing moves.
   const order = inputs.map((_, index) => index);
-  if (inputs.some((input) => input.organizationId !== inputs[0]?.organizationId)) {
+  const head = inputs[0];
+  if (
+    inputs.some((input) => input.organizationId !== head?.organizationId || input.apiKeyId !== head.apiKeyId)
+  ) {
     order.sort((a, b) => {
-      const [x, y] = [(inputs[a] as VerifyInput).organizationId, (inputs[b] as VerifyInput).organizationId];
-      return x < y ? -1 : x > y ? 1 : a - b;
+      const [x, y] = [inputs[a] as VerifyInput, inputs[b] as VerifyInput];
+      if (x.organizationId !== y.organizationId) return x.organizationId < y.organizationId ? -1 : 1;
+      if (x.apiKeyId !== y.apiKeyId) return x.apiKeyId < y.apiKeyId ? -1 : 1;
+      return a - b;
     });
   }
   const sorted = order.map((index) => inputs[index] as VerifyInput);
-  const decisionIds = sorted.map(() => newId("gdc"));
-  const runs = { organizationIds: [] as string[], first: [] as number[], last: [] as number[] };
+  const runs = {
+    organizationIds: [] as string[],
+    nonces: [] as string[],
+    first: [] as number[],
+    last: [] as number[],
+    apiKeyIds: [] as string[],
+  };
+  const nonceHexes: string[] = [];
+  // The run (index into `runs`) each position belongs to, or -1 when not recorded.
+  const runOf: number[] = [];
   sorted.forEach((input, position) => {
-    if (!input.record) return;
+    if (!input.record) {
+      runOf.push(-1);
+      return;
+    }
     const previous = position > 0 ? sorted[position - 1] : undefined;
-    if (previous?.record && previous.organizationId === input.organizationId) {
+    if (
+      previous?.record &&
+      previous.organizationId === input.organizationId &&
+      previous.apiKeyId === input.apiKeyId
+    ) {
       runs.last[runs.last.length - 1] = position + 1;
     } else {
+      const nonce = newRunNonce();
       runs.organizationIds.push(input.organizationId);
+      runs.nonces.push(nonce.decimal);
+      nonceHexes.push(nonce.hex);
       runs.first.push(position + 1);
       runs.last.push(position + 1);
+      runs.apiKeyIds.push(input.apiKeyId);
     }
+    runOf.push(runs.first.length - 1);
   });
   // A comma cannot be in an id, so no consent has one: such an id is sent as "" (which matches no
   // consent either) and its caller gets a 404, without shifting the rest of the list.
   const consentIds = sorted.map((input) => (input.consentId.includes(",") ? "" : input.consentId));
-  const apiKeyIds = sorted.map((input) => input.apiKeyId);
   const answers = await decideAndLogGroup(db, {
     organizationIds: sorted.map((input) => input.organizationId),
     consentIds,
-    decisionIds,
-    apiKeyIds,
     decidedAt,
     runs,
   });
-  // The statement left out the runs that hold a 404; each is logged here without its 404s.
+  // The statement left out the runs that hold a 404; each is logged here without its 404s, under
+  // the same nonce (its decisions are numbered among those logged, as their ids say).
   if (answers.includes(null)) {
     for (const [run, organizationId] of runs.organizationIds.entries()) {
       const indexes = range(runs.first[run] as number, runs.last[run] as number).map(
@@ -97,26 +122,31 @@ export async function verifyConsents(
       );
       const found = indexes.filter((index) => answers[index] != null);
       if (found.length === indexes.length || found.length === 0) continue;
-      const pick = <T>(values: readonly T[]) => found.map((index) => values[index] as T);
       await logDecisionRun(db, organizationId, {
         decidedAt,
-        decisionIds: pick(decisionIds),
-        consentIds: pick(consentIds),
-        apiKeyIds: pick(apiKeyIds),
-        allowed: pick(answers).map((allowed) => allowed === true),
+        nonce: runs.nonces[run] as string,
+        apiKeyId: runs.apiKeyIds[run] as string,
+        consentIds: found.map((index) => consentIds[index] as string),
+        allowed: found.map((index) => answers[index] === true),
       });
     }
   }
   const outcomes: (VerifyOutcome | undefined)[] = inputs.map(() => undefined);
-  sorted.forEach((input, position) => {
+  // Each logged decision's position in its run, counting only the decisions logged.
+  let positionInRun = 0;
+  sorted.forEach((_input, position) => {
+    const run = runOf[position] as number;
+    if (run >= 0 && position + 1 === runs.first[run]) positionInRun = 0;
     const allowed = answers[position];
     if (allowed === null || allowed === undefined) return;
+    const decisionId =
+      run >= 0 ? decisionIdOf(decidedAt, nonceHexes[run] as string, (positionInRun += 1)) : undefined;
     // Literals of one shape, not a spread plus a key: V8 adds a key to a spread copy through its
     // slow path, and this runs for every decision.
     outcomes[order[position] as number] = {
       decision: allowed ? "allow" : "deny",
       reason: allowed ? "consent_active" : "consent_withdrawn",
-      decisionId: input.record ? decisionIds[position] : undefined,
+      decisionId,
     };
   });
   return outcomes;

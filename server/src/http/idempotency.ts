@@ -146,7 +146,11 @@ function scopeOf(
   const credential = request.credential;
   let organizationId: string;
   let credentialId: string;
-  if (credential) {
+  if (credential?.kind === "operator") {
+    // The deployment's operator: keys live in the deployment-wide scope ('' is no organisation).
+    organizationId = "";
+    credentialId = "operator";
+  } else if (credential) {
     organizationId = credential.organizationId;
     credentialId =
       credential.kind === "service"

@@ -29,7 +29,15 @@ export interface StaffCredential {
   expiresAt: number;
 }
 
-export type Credential = ServiceCredential | PrincipalCredential | StaffCredential;
+/**
+ * The deployment's operator (GUARD_OPERATOR_TOKEN): creates and lists organisations over HTTP. It
+ * belongs to no organisation, so it is accepted only by the operator routes.
+ */
+export interface OperatorCredential {
+  kind: "operator";
+}
+
+export type Credential = ServiceCredential | PrincipalCredential | StaffCredential | OperatorCredential;
 
 /** The credential kinds an operation's contract `security` may accept, in the contract's names. */
-export type SecurityKind = "serviceKey" | "principalToken" | "staffSession";
+export type SecurityKind = "serviceKey" | "principalToken" | "staffSession" | "operatorToken";

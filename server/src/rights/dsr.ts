@@ -6,6 +6,7 @@ import { Failure, notFound, validationError } from "../lib/failure.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
+import { findPolicy } from "../retention/store/policies.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
 import { erasePrincipalData, type ErasureContext, type ErasureReport } from "./erasure.js";
@@ -418,6 +419,11 @@ export async function denyWithStatutoryBasis(
       );
     }
     const path = pathOrFail(record, "rejected");
+    // The policy named must be in the organisation's retention register (archived ones count: a
+    // denial may rest on a policy since retired); another organisation's id is as unknown.
+    const policyId = input.denial.retentionPolicyId;
+    if (policyId && !(await findPolicy(tx, input.organizationId, policyId)))
+      throw notFound(`No retention policy ${policyId} in this organisation`);
     const statutoryDenial = {
       statute: input.denial.statute.trim(),
       citation: input.denial.citation.trim(),

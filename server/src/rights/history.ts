@@ -28,6 +28,9 @@ export function actorOf(credential: Credential): Actor {
       return { kind: "staff", id: credential.staffId };
     case "service":
       return { kind: "service", id: credential.apiKeyId };
+    case "operator":
+      // No rights route accepts the operator token (its routes are the operator's own).
+      throw new Error("the operator credential does not act on rights records");
   }
 }
 

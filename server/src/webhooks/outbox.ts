@@ -22,11 +22,23 @@ export const WEBHOOK_EVENT_TYPES = [
   "nomination.changed",
   "breach.recorded",
   "offline_capture.quarantined",
+  // A notification for the fiduciary's backend to deliver to a principal (notifications/notifier.ts).
+  "principal.notification",
   // Raised once per item by the rights clock sweep (rights/clocks.ts).
   "dsr.due_soon",
   "dsr.overdue",
   "grievance.due_soon",
   "grievance.overdue",
+  // Raised once per breach by the breach clock sweep (breaches/clocks.ts); never for drills.
+  "breach.principal_notification_due_soon",
+  "breach.principal_notification_overdue",
+  "breach.board_report_due_soon",
+  "breach.board_report_overdue",
+  // The erasure schedule (retention/): the principal was told, an erasure was cancelled (she came
+  // back, or the policy changed), the fiduciary confirmed it erased.
+  "retention.pre_notified",
+  "retention.erasure_cancelled",
+  "retention.erasure_executed",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -588,7 +588,8 @@ describe("accounts and credentials", () => {
       await assert.rejects(principal(`${header}.${payload}`), isUnauthorized);
       await assert.rejects(principal("not.a.jwt"), isUnauthorized);
       // Untouched, it is fine.
-      assert.equal((await principal(fresh)).organizationId, seeded.org.organizationId);
+      const resolved = await principal(fresh);
+      assert.equal(resolved.kind === "principal" && resolved.organizationId, seeded.org.organizationId);
     });
 
     test("missing, malformed, unknown and revoked Authorization headers are 401", async () => {

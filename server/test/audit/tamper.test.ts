@@ -41,7 +41,10 @@ import {
 import { findPublishedNotice } from "../../src/notices/notices.js";
 import { resolveConsentNotice } from "../../src/consent/consents.js";
 import { updateOrganizationSettings } from "../../src/settings/organization-settings.js";
+import { createActivity, setActivityArchived, updateActivity } from "../../src/ropa/activities.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
+import { seedRetention, type RetentionSeed } from "../retention/tamper-seed.js";
+import { seedBreaches, type BreachSeed } from "../breaches/tamper-seed.js";
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 /** Lines grep prints for `pattern` over server/src's TypeScript. */
@@ -56,8 +59,8 @@ function grepSource(flags: string, pattern: string): string[] {
 
 const STAFF: Actor = { kind: "staff", id: "stf_tamper" };
 
-/** The records one organisation's history made, by role. */
-interface Seeded {
+/** The records one organisation's history made, by role (the retention register's: retention/). */
+interface Seeded extends RetentionSeed, BreachSeed {
   organizationId: string;
   slug: string;
   principalId: string;
@@ -92,6 +95,9 @@ interface Seeded {
   posDeclined: string;
   posExpired: string;
   posClosed: string;
+  /** Processing activities (ropa): one created then changed, one archived. */
+  activityChanged: string;
+  activityArchived: string;
 }
 
 /** One organisation with a bit of every kind of evidence, made through the rule modules. */
@@ -427,9 +433,59 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
       tick(),
     ),
   );
+  const ropaActor = { kind: "system" as const, id: "cli:tamper" };
+  const activity = (name: string) =>
+    db.transaction((tx) =>
+      createActivity(
+        tx,
+        {
+          organizationId,
+          body: {
+            name,
+            purpose: "Delivery",
+            dataCategories: ["address"],
+            legalBasis: "consent",
+            storageLocation: "Mumbai",
+            crossesBorder: true,
+            destinationCountries: ["SG"],
+          },
+          actor: ropaActor,
+        },
+        tick(),
+      ),
+    );
+  const activityChanged = (await activity("Shipping")).activityId;
+  await db.transaction((tx) =>
+    updateActivity(
+      tx,
+      {
+        organizationId,
+        activityId: activityChanged,
+        patch: { legalBasis: "legal_obligation" },
+        actor: ropaActor,
+      },
+      tick(),
+    ),
+  );
+  const activityArchived = (await activity("Old shipping")).activityId;
+  await db.transaction((tx) =>
+    setActivityArchived(
+      tx,
+      { organizationId, activityId: activityArchived, actor: ropaActor, archived: true },
+      tick(),
+    ),
+  );
+  const retention = await seedRetention(
+    db,
+    { organizationId, principalId, externalId: "u1", purpose: "Account" },
+    tick,
+  );
+  const breaches = await seedBreaches(db, { organizationId, principalId, externalId: "u1" }, tick);
   // What the sequencer would do next: the history is on the chain before any case tampers with it.
   await linkQueuedOf(db, organizationId, tick());
   return {
+    ...retention,
+    ...breaches,
     organizationId,
     slug,
     principalId,
@@ -458,6 +514,8 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
     posDeclined: declinedAsk.request.requestId,
     posExpired: expiredAsk.request.requestId,
     posClosed: closedAsk.request.requestId,
+    activityChanged,
+    activityArchived,
   };
 }
 
@@ -689,6 +747,25 @@ const CASES: TamperCase[] = [
       (s) => [s.organizationId],
       (s) => s.organizationId,
     ),
+  },
+  // --- purge checkpoints (audit/purge.ts; the purge itself is tested in test/log-retention/)
+  {
+    table: "audit_chain_checkpoints",
+    name: "a checkpoint forged to hide the chain's start (no audit.purged entry)",
+    tamper: async (db, s) => {
+      const [second] = await db.query<{ entry_hash: string }>(
+        "SELECT entry_hash FROM audit_entries WHERE organization_id = $1 AND seq = 2",
+        [s.organizationId],
+      );
+      await db.query(
+        `INSERT INTO audit_chain_checkpoints (organization_id, checkpoint_id, through_seq, through_hash,
+           from_seq, entries_purged, cutoff, purged_at, entry_seq)
+         VALUES ($1, 'ckp_forged', 2, $2, 1, 2, 1, 1, 3)`,
+        [s.organizationId, second!.entry_hash],
+      );
+      await db.query("DELETE FROM audit_entries WHERE organization_id = $1 AND seq <= 2", [s.organizationId]);
+      return "ckp_forged";
+    },
   },
   // --- consents and their events
   {
@@ -1564,6 +1641,81 @@ const CASES: TamperCase[] = [
       return s.posPending;
     },
   },
+  // --- records of processing activities (ropa)
+  {
+    table: "processing_activities",
+    name: "a changed activity's legal basis put back in SQL",
+    tamper: sql(
+      "UPDATE processing_activities SET legal_basis = 'consent' WHERE organization_id = $1 AND activity_id = $2",
+      (s) => [s.organizationId, s.activityChanged],
+      (s) => s.activityChanged,
+    ),
+  },
+  {
+    table: "processing_activities",
+    name: "an archived activity made active in SQL (back on the transfers register)",
+    tamper: sql(
+      "UPDATE processing_activities SET archived_at = NULL WHERE organization_id = $1 AND activity_id = $2",
+      (s) => [s.organizationId, s.activityArchived],
+      (s) => s.activityArchived,
+    ),
+  },
+  // --- the retention register (retention)
+  {
+    table: "retention_policies",
+    name: "a policy's window lengthened in SQL",
+    tamper: sql(
+      "UPDATE retention_policies SET duration_days = 3650 WHERE organization_id = $1 AND policy_id = $2",
+      (s) => [s.organizationId, s.retentionPolicy],
+      (s) => s.retentionPolicy,
+    ),
+  },
+  {
+    table: "retention_legal_holds",
+    name: "a hold's release undone in SQL",
+    tamper: sql(
+      "UPDATE retention_legal_holds SET released_at = NULL, released_by = NULL, release_reason = NULL WHERE organization_id = $1 AND hold_id = $2",
+      (s) => [s.organizationId, s.retentionHold],
+      (s) => s.retentionHold,
+    ),
+  },
+  {
+    table: "retention_scheduled_erasures",
+    name: "an erasure marked executed in SQL",
+    tamper: sql(
+      "UPDATE retention_scheduled_erasures SET status = 'executed', executed_at = due_at, executed_by = 'key_forged' WHERE organization_id = $1 AND scheduled_erasure_id = $2",
+      (s) => [s.organizationId, s.retentionErasure],
+      (s) => s.retentionErasure,
+    ),
+  },
+  {
+    table: "retention_scheduled_erasures",
+    name: "the row deleted",
+    tamper: sql(
+      "DELETE FROM retention_scheduled_erasures WHERE organization_id = $1 AND scheduled_erasure_id = $2",
+      (s) => [s.organizationId, s.retentionErasure],
+      (s) => s.retentionErasure,
+    ),
+  },
+  // --- the breach register (breaches; more cases in test/breaches/tamper.test.ts)
+  {
+    table: "breaches",
+    name: "a real breach turned into a drill in SQL (off the partner route)",
+    tamper: sql(
+      "UPDATE breaches SET drill = true WHERE organization_id = $1 AND breach_id = $2",
+      (s) => [s.organizationId, s.breach],
+      (s) => s.breach,
+    ),
+  },
+  {
+    table: "breach_affected_principals",
+    name: "an affected principal removed in SQL",
+    tamper: sql(
+      "DELETE FROM breach_affected_principals WHERE organization_id = $1 AND breach_id = $2 AND principal_id = $3",
+      (s) => [s.organizationId, s.breach, s.breachPrincipalId],
+      (s) => `${s.breach}/${s.breachPrincipalId}`,
+    ),
+  },
 ];
 
 describe("guard audit verify finds SQL tampering in every table the chain covers", () => {
@@ -1619,15 +1771,22 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
       .filter((f) => !f.startsWith("server/src/audit/"))
       .sort();
     assert.deepEqual(writers, [
+      "server/src/breaches/principals.ts",
+      "server/src/breaches/register.ts",
       "server/src/consent/events.ts",
       "server/src/consent/parental-verification.ts",
+      "server/src/log-retention/purge.ts",
       "server/src/offline/captures/captures.ts",
       "server/src/offline/devices/devices.ts",
       "server/src/offline/ivr/artifacts.ts",
       "server/src/offline/links/links.ts",
       "server/src/offline/pos/requests.ts",
+      "server/src/retention/erasures.ts",
+      "server/src/retention/holds.ts",
+      "server/src/retention/policies.ts",
       "server/src/rights/history.ts",
       "server/src/rights/settings.ts",
+      "server/src/ropa/activities.ts",
       "server/src/settings/organization-settings.ts",
     ]);
     const literalTypes = grepSource("-rhoE", 'entryType: "[a-z_.]+"').map((line) =>
@@ -1661,6 +1820,7 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
       "offline_capture_sessions",
       "ivr_consent_artifacts",
       "pos_consent_requests",
+      "processing_activities",
     ]) {
       assert.ok((report.rowsChecked[table] ?? 0) > 0, `${table} rows were checked`);
     }

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { createApiKey } from "../../src/accounts/api-keys.js";
 import { setCapabilities, type CapabilityName } from "../../src/capabilities/capabilities.js";
 import { verifyConsents, type VerifyInput } from "../../src/gate/gate.js";
-import { gateChecksQuery, RECORD_DECISIONS_SQL } from "../../src/gate/store.js";
+import { compactDecisions, GATE_CHECKS_SQL, RECORD_DECISIONS_SQL } from "../../src/gate/store.js";
 import { assertApiError } from "../support/api-error.js";
 import { anonymousConsent, publishTestNotice, setOrgSettings } from "../support/consent-fixtures.js";
 import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
@@ -325,36 +325,52 @@ describe("Consent Gate", () => {
       ["allow", "allow", 404, 404, "allow", "deny", 404, "allow"],
     );
     assert.equal(outcomes[4]?.decisionId, undefined, "not recorded, so no decision id");
-    const groups = await t.db.query<{
+    const runs = await t.db.query<{
       organization_id: string;
-      decision_count: number;
-      decision_ids: string[];
+      api_key_id: string;
       consent_ids: string[];
-      api_key_ids: string[];
       allowed: boolean[];
     }>(
-      `SELECT organization_id, decision_count, decision_ids, consent_ids, api_key_ids, allowed
-         FROM gate_decision_groups WHERE decided_at = $1 ORDER BY organization_id`,
+      `SELECT organization_id, api_key_id, consent_ids, allowed
+         FROM gate_decision_runs WHERE decided_at = $1 ORDER BY organization_id`,
       [decidedAt],
     );
-    const byOrg = new Map(groups.map((g) => [g.organization_id, g]));
-    assert.equal(groups.length, 2, "acme and other; nothing for the organisation that does not record");
+    const byOrg = new Map(runs.map((g) => [g.organization_id, g]));
+    assert.equal(runs.length, 2, "acme and other; nothing for the organisation that does not record");
     assert.deepEqual(byOrg.get(acme.org.organizationId), {
       organization_id: acme.org.organizationId,
-      decision_count: 3,
-      decision_ids: [outcomes[0]!.decisionId, outcomes[5]!.decisionId, outcomes[7]!.decisionId],
+      api_key_id: acme.apiKeyId,
       consent_ids: [mine, mineWithdrawn, mine],
-      api_key_ids: [acme.apiKeyId, acme.apiKeyId, acme.apiKeyId],
       allowed: [true, false, true],
     });
     assert.deepEqual(byOrg.get(other.org.organizationId), {
       organization_id: other.org.organizationId,
-      decision_count: 1,
-      decision_ids: [outcomes[1]!.decisionId],
+      api_key_id: other.apiKeyId,
       consent_ids: [theirs],
-      api_key_ids: [other.apiKeyId],
       allowed: [true],
     });
+    // The ids answered are the ids logged: derived from the run, in the run's order (the 404s in
+    // acme's run not counted), on the runs and, once compacted, on the blocks.
+    const logged = async () =>
+      (
+        await t.db.query<{ decision_id: string; consent_id: string; decision: string }>(
+          `SELECT decision_id, consent_id, decision FROM gate_decisions
+            WHERE decided_at = $1 AND organization_id = $2 ORDER BY decision_id`,
+          [decidedAt, acme.org.organizationId],
+        )
+      ).map((r) => [r.decision_id, r.consent_id, r.decision]);
+    const expected = [
+      [outcomes[0]!.decisionId, mine, "allow"],
+      [outcomes[5]!.decisionId, mineWithdrawn, "deny"],
+      [outcomes[7]!.decisionId, mine, "allow"],
+    ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+    assert.deepEqual(await logged(), expected);
+    await compactDecisions(t.db, decidedAt + 1, 100_000);
+    assert.equal(
+      (await t.db.query("SELECT 1 FROM gate_decision_runs WHERE decided_at = $1", [decidedAt])).length,
+      0,
+    );
+    assert.deepEqual(await logged(), expected);
   });
 
   test("the group statement keeps one generic plan, whatever the group's size", async () => {
@@ -374,7 +390,7 @@ describe("Consent Gate", () => {
       }
       const [row] = await tx.query<{ generic_plans: number; custom_plans: number }>(
         `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements
-          WHERE name = 'gate_record_decision_groups'`,
+          WHERE name = 'gate_record_decision_runs'`,
       );
       return row;
     });
@@ -385,28 +401,35 @@ describe("Consent Gate", () => {
 
   test("a principal's gate checks are read through the index by consent, not the whole log", async () => {
     // The access summary asks this per principal (gateChecksOf); without
-    // gate_decision_groups_by_consent it would read every decision of the organisation. A log of
-    // 5 000 groups, analysed, is large enough for the planner to choose by cost; the by-consent
+    // gate_decision_blocks_by_consent it would read every block of the organisation. A log of
+    // 5 000 blocks, analysed, is large enough for the planner to choose by cost; the by-consent
     // index must be what it reads.
     const consentId = await newConsent();
     assert.equal((await verify(consentId)).statusCode, 200);
     await t.db.query(
-      `INSERT INTO gate_decision_groups
-         (organization_id, group_id, decided_at, decision_count, decision_ids, consent_ids, api_key_ids, allowed)
-       SELECT $1, 'gdc_bulk' || lpad(g::text, 8, '0'), g, 2,
-              ARRAY['gdc_bulk' || lpad(g::text, 8, '0'), 'gdc_bulkb' || lpad(g::text, 8, '0')],
-              ARRAY['cns_bulk' || lpad(g::text, 8, '0'), 'cns_bulkb' || lpad(g::text, 8, '0')],
-              ARRAY['key_bulk', 'key_bulk'], ARRAY[true, false]
+      `INSERT INTO gate_consent_refs (organization_id, consent_id)
+       SELECT $1, 'cns_bulk' || lpad(g::text, 8, '0') FROM generate_series(1, 2000) AS g`,
+      [acme.org.organizationId],
+    );
+    await t.db.query(
+      `INSERT INTO gate_decision_blocks
+         (bucket_start, block_nonce, decision_count, deny_count, organization_id, api_key_id, run_offsets,
+          run_sizes, run_nonces, consent_refs, denied_positions, denied_offsets)
+       SELECT g * 10000, g, 2, 1, $1, 'key_bulk', '{0}', '{2}', ARRAY[g::bigint],
+              ARRAY[(SELECT min(consent_ref) FROM gate_consent_refs) + g % 2000,
+                    (SELECT min(consent_ref) FROM gate_consent_refs) + (g + 1) % 2000],
+              '{2}', '{0}'
          FROM generate_series(1, 5000) AS g`,
       [acme.org.organizationId],
     );
-    await t.db.query("ANALYZE gate_decision_groups");
-    const checks = gateChecksQuery(acme.org.organizationId, [consentId]).compile();
-    const [row] = await t.db.query<{ "QUERY PLAN": unknown }>(
-      `EXPLAIN (FORMAT JSON) ${checks.sql}`,
-      checks.parameters,
-    );
-    assert.match(JSON.stringify(row?.["QUERY PLAN"]), /"Index Name":"gate_decision_groups_by_consent"/);
+    await compactDecisions(t.db, Number.MAX_SAFE_INTEGER, 100_000);
+    await t.db.query("ANALYZE gate_decision_blocks");
+    await t.db.query("ANALYZE gate_consent_refs");
+    const [row] = await t.db.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${GATE_CHECKS_SQL}`, [
+      acme.org.organizationId,
+      [consentId],
+    ]);
+    assert.match(JSON.stringify(row?.["QUERY PLAN"]), /"Index Name":"gate_decision_blocks_by_consent"/);
   });
 
   test("a group reads each consent by primary key, never the whole consents table", async () => {
@@ -427,7 +450,7 @@ describe("Consent Gate", () => {
     await t.db.query("ANALYZE consents");
     const [row] = await t.db.query<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
       `EXPLAIN (FORMAT JSON) ${RECORD_DECISIONS_SQL}`,
-      [bulk.org.organizationId, "cns_plan00000001", "gdc_planprobe00000", "key_x", 1, "", [], []],
+      [bulk.org.organizationId, "cns_plan00000001", "", "", [], [], "", 1],
     );
     const scans: { type: unknown; index: unknown }[] = [];
     const walk = (node: PlanNode) => {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { CompiledQuery } from "kysely";
 import { consentEventsPerDayQuery } from "../../src/consent/store.js";
-import { decisionCountsQuery } from "../../src/gate/store.js";
+import { compactDecisions, decisionCountsQuery } from "../../src/gate/store.js";
 import { dsrQueueHealthQuery } from "../../src/rights/store/dsr.js";
 import { grievanceQueueHealthQuery } from "../../src/rights/store/grievances.js";
 import { publishTestNotice } from "../support/consent-fixtures.js";
@@ -76,14 +76,15 @@ describe("overview query plans", () => {
         [id, `prn_plan${index}`, NOW, step],
       );
     }
+    // The gate's log: runs of two decisions; those older than 200 days compacted into blocks.
     await t.db.query(
-      `INSERT INTO gate_decision_groups (organization_id, group_id, decided_at, decision_count, decision_ids,
-                                         consent_ids, api_key_ids, allowed)
-       SELECT $1, 'gdg_plan' || g, $2::bigint - g * $3::bigint, 2, ARRAY['gdc_a' || g, 'gdc_b' || g],
-              ARRAY['cns_plan' || g, 'cns_plan' || g], ARRAY['key_plan', 'key_plan'], ARRAY[true, false]
+      `INSERT INTO gate_decision_runs (organization_id, decided_at, nonce, api_key_id, consent_ids, allowed)
+       SELECT $1, $2::bigint - g * $3::bigint, g, 'key_plan', ARRAY['cns_plan' || g, 'cns_plan' || g],
+              ARRAY[true, false]
          FROM generate_series(1, ${ROWS}) AS g`,
       [id, NOW, step],
     );
+    await compactDecisions(t.db, NOW - 200 * DAY, 100_000);
   }
 
   async function scans(query: { compile(): CompiledQuery }) {
@@ -99,7 +100,13 @@ describe("overview query plans", () => {
     t = await startTestApp();
     orgs = [await seedOrganization(t), await seedOrganization(t)];
     for (const [i, org] of orgs.entries()) await seed(org, i);
-    for (const table of ["consent_events", "dsr_requests", "grievances", "gate_decision_groups"]) {
+    for (const table of [
+      "consent_events",
+      "dsr_requests",
+      "grievances",
+      "gate_decision_runs",
+      "gate_decision_blocks",
+    ]) {
       await t.db.query(`ANALYZE ${table}`);
     }
   });
@@ -134,12 +141,14 @@ describe("overview query plans", () => {
     }
   });
 
-  test("gate decisions: a range of the decision log's primary key", async () => {
+  test("gate decisions: a range of each decision log table's primary key", async () => {
     const found = await scans(decisionCountsQuery(organizationId(), window));
-    assert.ok(
-      found.some((s) => s.index === "gate_decision_groups_pkey"),
-      JSON.stringify(found),
-    );
+    for (const index of ["gate_decision_runs_pkey", "gate_decision_blocks_pkey"]) {
+      assert.ok(
+        found.some((s) => s.index === index),
+        JSON.stringify(found),
+      );
+    }
     assert.ok(!found.some((s) => s.type === "Seq Scan"), JSON.stringify(found));
   });
 });

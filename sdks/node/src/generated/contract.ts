@@ -423,6 +423,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deployment's organisations
+         * @description Every organisation on the deployment, oldest first (then by `organizationId`). Added in 2.15.0.
+         */
+        get: operations["operatorListOrganizations"];
+        put?: never;
+        /**
+         * Create an organisation, with its first admin and service key
+         * @description Creates an organisation (a fiduciary, the tenant every other record belongs to) with its
+         *     default banner configuration, a first staff admin when `adminEmail` is given (with a
+         *     generated password) and a service API key. The password and the key are in this answer only
+         *     (stored as hashes); replaying the request with the same `Idempotency-Key` returns the same
+         *     answer. A slug already taken is `409 CONFLICT`. What `guard org create`, `guard staff
+         *     create` and `guard keys create` do, over HTTP. Added in 2.15.0.
+         */
+        post: operations["operatorCreateOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what the organisation told its data principals
+         * @description The notifications the DPDP Rules require a fiduciary to send, as Guard recorded them: the
+         *     notice of a coming erasure (`retention.pre_erasure`, r.8(2)) and the intimation of a breach
+         *     (`breach.affected`, r.7(1)). Guard holds no delivery address, so each one is relayed to the
+         *     organisation's backend as the `principal.notification` webhook event, which delivers it
+         *     through its own channel. Newest first (then by `notificationId`). Any staff role may list;
+         *     so may the organisation's service key. Added in 2.15.0.
+         */
+        get: operations["listPrincipalNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/staff/devices": {
         parameters: {
             query?: never;
@@ -1559,7 +1613,7 @@ export interface paths {
         };
         /**
          * The breach register (s.8(6))
-         * @description Simulated (drill) breaches are excluded. Read only; writes stay in the dashboard.
+         * @description Simulated (drill) breaches are excluded. Newest discovery first (then by `breachId`); the staff routes under `/api/v1/staff/breaches` keep the register (2.15.0). Read only; writes stay in the dashboard.
          */
         get: operations["listBreaches"];
         put?: never;
@@ -1579,10 +1633,492 @@ export interface paths {
         };
         /**
          * Processing activities declared as crossing borders (s.16)
-         * @description Active processing-activity entries flagged as cross-border; archived ones are excluded. Read only; writes stay in the dashboard.
+         * @description Active processing-activity entries flagged as cross-border; archived ones are excluded. Newest entry first (then by `activityId`); the staff routes under `/api/v1/staff/ropa/activities` keep the register (2.15.0). Read only; writes stay in the dashboard.
          */
         get: operations["listCrossBorderTransfers"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/ropa/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's records of processing activities
+         * @description The caller's organisation's processing activities, newest first (then by `activityId`):
+         *     the active ones, or the archived ones with `archived=true`; `crossesBorder` narrows to
+         *     those that do (or do not) cross the border. Any staff role may list; so may the
+         *     organisation's service key. Added in 2.15.0.
+         */
+        get: operations["listProcessingActivities"];
+        put?: never;
+        /**
+         * Record a processing activity
+         * @description Adds an entry to the records of processing activities, recorded on the audit chain
+         *     (`ropa.activity_created`, naming the fields set and committing to their values by digest).
+         *     A legal basis outside the enum, `crossesBorder` true without `destinationCountries`,
+         *     destinations while `crossesBorder` is false, a country code that is not an assigned ISO
+         *     3166-1 alpha-2 code, `IN` as a destination, or a recipient abroad whose country is not
+         *     among the destinations is `400 VALIDATION_ERROR` naming the field. `admin` and `dpo`
+         *     sessions, or the service key; `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls
+         *     need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["createProcessingActivity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/ropa/activities/{activityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One processing activity
+         * @description The activity, archived or not. Another organisation's activity, or an unknown id, is
+         *     `404 NOT_FOUND`. Any staff role, or the service key. Added in 2.15.0.
+         */
+        get: operations["getProcessingActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a processing activity
+         * @description A partial update (`UpdateProcessingActivityRequest`), validated as a whole after merging,
+         *     with the same rules and `400 VALIDATION_ERROR` as creation. Recorded on the audit chain
+         *     (`ropa.activity_updated`, naming the fields that changed); an update that changes nothing
+         *     answers the activity unchanged and records nothing. An archived activity is
+         *     `409 CONFLICT` (restore it first). `admin` and `dpo` sessions, or the service key;
+         *     `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls need `X-CSRF-Token`. Added in
+         *     2.15.0.
+         */
+        patch: operations["updateProcessingActivity"];
+        trace?: never;
+    };
+    "/api/v1/staff/ropa/activities/{activityId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a processing activity
+         * @description The activity is kept, marked archived, and left off `GET /api/v1/cross-border/transfers`.
+         *     Recorded on the audit chain (`ropa.activity_archived`). Archiving an archived activity
+         *     answers it unchanged (not an error) and records nothing. `admin` and `dpo` sessions, or
+         *     the service key; `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls need
+         *     `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["archiveProcessingActivity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/ropa/activities/{activityId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived processing activity
+         * @description The activity is active again (and, if it crosses the border, back on
+         *     `GET /api/v1/cross-border/transfers`). Recorded on the audit chain
+         *     (`ropa.activity_restored`). Restoring an active activity answers it unchanged and records
+         *     nothing. `admin` and `dpo` sessions, or the service key; `viewer` gets `403 FORBIDDEN`.
+         *     Cookie-authenticated calls need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["restoreProcessingActivity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/breaches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the breach register, drills included
+         * @description The caller's organisation's breaches, newest discovery first (then by `breachId`), with
+         *     where each clock stands. Filters: `status`, `dueState` (either clock in that state now)
+         *     and `drill`. Any staff role may list; so may the organisation's service key. Added in 2.15.0.
+         */
+        get: operations["listStaffBreaches"];
+        put?: never;
+        /**
+         * Record a personal data breach (or a drill)
+         * @description Starts the breach's clocks from `discoveredAt`: principals are to be told by
+         *     `principalNotificationDueAt` (DPDP Rules 2025 r.7(1), "without delay": default 24 hours,
+         *     at most 72) and the detailed report is due to the Board 72 hours after discovery
+         *     (r.7(2)(b)). Recorded on the audit chain (`breach.recorded`, ids and times only) and, unless
+         *     `drill` is true, raises the `breach.recorded` webhook event. A `discoveredAt` or
+         *     `occurredAt` in the future, an `occurredAt` after `discoveredAt`, or a label with `|` (or
+         *     `,` in a data category) is `400 VALIDATION_ERROR` naming the field. `admin` and `dpo`
+         *     sessions, or the service key; `viewer` gets `403 FORBIDDEN`. Cookie-authenticated calls
+         *     need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["recordBreach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/breaches/{breachId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One breach with its clocks
+         * @description Any staff role, or the service key. Another organisation's breach is `404 NOT_FOUND`. Added in 2.15.0.
+         */
+        get: operations["getStaffBreach"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a breach's text, or record its Board and CERT-In reports
+         * @description See `UpdateBreachRequest` for the rules on report times. Recorded on the audit chain
+         *     (`breach.updated`, with a digest of the text rather than the text); a request that changes
+         *     nothing records nothing. `admin` and `dpo` sessions, or the service key; `viewer` gets
+         *     `403 FORBIDDEN`. Added in 2.15.0.
+         */
+        patch: operations["updateBreach"];
+        trace?: never;
+    };
+    "/api/v1/staff/breaches/{breachId}/principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add the principals a breach affected
+         * @description Exactly one of `externalIds` (the organisation's ids of principals Guard knows; any unknown
+         *     one is `400 VALIDATION_ERROR` naming it, and nothing is added) or `purposes` (every
+         *     principal holding an active or withdrawn consent to one of them; guest consents not linked
+         *     to a principal name nobody). Principals already on the breach are skipped. Recorded on the
+         *     audit chain (`breach.principals_added`, principal ids). `admin` and `dpo` sessions, or the
+         *     service key; `viewer` gets `403 FORBIDDEN`. Added in 2.15.0.
+         */
+        post: operations["addBreachPrincipals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/breaches/{breachId}/notify-principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tell every affected principal not yet told
+         * @description Sends each affected principal not yet told one `breach.affected` notification (DPDP Rules
+         *     2025 r.7(1)): the breach's description, when it was discovered (and occurred), the
+         *     `consequences` for her, the breach's mitigation, the `safetyMeasures` she may take and the
+         *     `contact` who can answer. Through the organisation's notifier (the shipped one records it
+         *     and raises `principal.notification` for the organisation's backend to deliver). When every
+         *     affected principal has been told, `reportedToUserAt` is set. Principals already told are
+         *     not told again, so a retry is safe. A drill tells nobody: its principals are marked as
+         *     rehearsed. A breach with no affected principals or no mitigation recorded is
+         *     `400 VALIDATION_ERROR`. Recorded on the audit chain (`breach.principals_notified`).
+         *     `admin` and `dpo` sessions, or the service key; `viewer` gets `403 FORBIDDEN`. Added in
+         *     2.15.0.
+         */
+        post: operations["notifyBreachPrincipals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention/erasures/{scheduledErasureId}/executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm that a due erasure was executed
+         * @description The fiduciary's backend, having erased a principal's data listed on GET /api/v1/retention/due,
+         *     confirms it. Recorded on the audit chain (`retention.erasure_executed`) and raised as the
+         *     `retention.erasure_executed` webhook event. `executedAt` defaults to now; it may not be in the
+         *     future nor before `scheduledFor` or the erasure's due time (`400 VALIDATION_ERROR` naming
+         *     `executedAt`). Repeating the call answers the first confirmation. An erasure that was
+         *     cancelled, is held by a legal hold, is not due yet, or whose principal came back since the
+         *     last sweep is `409 CONFLICT` naming why. Another organisation's id is `404`. `404` while the
+         *     `retention_api` capability is off. Added in 2.15.0.
+         */
+        post: operations["confirmRetentionErasureExecuted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's retention policies
+         * @description Newest first. Any staff role, or the service key. Added in 2.15.0.
+         */
+        get: operations["listRetentionPolicies"];
+        put?: never;
+        /**
+         * Create a retention policy
+         * @description Exactly one of `purpose` (a consent purpose) and `activityId` (a RoPA processing activity of
+         *     the organisation, not archived; the policy takes its purpose; unknown is `404`). With
+         *     `preset`, the anchor event, duration, notice hours and window floor come from the
+         *     Third-Schedule template where the body gives none. `noticeHours` is at least 48 (DPDP Rules
+         *     2025 r.8(2)). Recorded on the audit chain. `admin` and `dpo` sessions, or the service key;
+         *     cookie calls need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["createRetentionPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/policies/{policyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one retention policy
+         * @description Archived ones included. Any staff role, or the service key. Added in 2.15.0.
+         */
+        get: operations["getRetentionPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a retention policy's name or terms
+         * @description A change of `durationDays` or `windowFloorAt` moves every window, so the policy's open
+         *     erasures are cancelled (`policy_changed`) and the sweep schedules them anew; `noticeHours`
+         *     applies to erasures not yet notified. An archived policy is `409 CONFLICT`. No change answers
+         *     the policy as it is. Recorded on the audit chain. `admin` and `dpo` sessions, or the service
+         *     key; cookie calls need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        patch: operations["updateRetentionPolicy"];
+        trace?: never;
+    };
+    "/api/v1/staff/retention/policies/{policyId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a retention policy
+         * @description The policy schedules nothing more and its open erasures are cancelled (`policy_archived`);
+         *     it is kept, because erasures and statutory denials name it. Archiving an archived policy
+         *     answers it unchanged. No request body. Recorded on the audit chain. `admin` and `dpo`
+         *     sessions, or the service key; cookie calls need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["archiveRetentionPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Third-Schedule presets a policy can be made from
+         * @description DPDP Rules 2025 r.8 and the Third Schedule. Any staff role, or the service key. Added in 2.15.0.
+         */
+        get: operations["listRetentionPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List legal holds
+         * @description Newest first; `status` filters to holds in force (`active`) or not (`inactive`). Any staff role, or the service key. Added in 2.15.0.
+         */
+        get: operations["listLegalHolds"];
+        put?: never;
+        /**
+         * Place a legal hold that suspends erasure
+         * @description Covers one principal (`userId`, her externalId), one policy (`policyId`), or one principal
+         *     under one policy; at least one is required, and an unknown one is `404`. `statute` and
+         *     `citation` cite the legal basis. While the hold is active (not released, not past `endsAt`,
+         *     which must be in the future) its erasures are not scheduled, notified or due; releasing it
+         *     lets them proceed. Recorded on the audit chain. `admin` and `dpo` sessions, or the service
+         *     key; cookie calls need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["placeLegalHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/holds/{holdId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a legal hold
+         * @description The erasures it suspended proceed (the pre-notification goes out on the next sweep, and each
+         *     is due its notice hours later). Already released is `409 CONFLICT`. Recorded on the audit
+         *     chain. `admin` and `dpo` sessions, or the service key; cookie calls need `X-CSRF-Token`.
+         *     Added in 2.15.0.
+         */
+        post: operations["releaseLegalHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an event Guard cannot observe
+         * @description `account_closed` and `purpose_served` (with `purpose`) start the windows of policies anchored
+         *     on them; `interaction` (the principal logged in or contacted the fiduciary) is activity: it
+         *     cancels an inactivity erasure and restarts the window (DPDP Rules 2025 r.8(2)). `userId` is
+         *     the principal's externalId (unknown is `404`); `occurredAt` defaults to now and may not be in
+         *     the future. `admin` and `dpo` sessions, or the service key (the usual caller: the
+         *     fiduciary's backend); cookie calls need `X-CSRF-Token`. Added in 2.15.0.
+         */
+        post: operations["recordRetentionEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/retention/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scheduled erasures in every state
+         * @description Newest first, filtered by `status`, `policyId` and `userId`. Any staff role, or the service key. Added in 2.15.0.
+         */
+        get: operations["listScheduledErasures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/staff/log-retention/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's log-retention policy
+         * @description Any staff role may read. Added in 2.15.0.
+         */
+        get: operations["staffGetLogRetentionPolicy"];
+        /**
+         * Set how long classes of log are kept
+         * @description Sets the periods of the classes named (others keep theirs), all or none: whole days from
+         *     365 (DPDP Rules 2025 r.8(3)), or null to keep the class forever. A shorter period is
+         *     `400 VALIDATION_ERROR` naming the class. The retention job (`guard logs purge`, and a
+         *     daily sweep) purges what the policy allows. Setting the same values again is harmless.
+         *     `viewer` sessions get `403 FORBIDDEN`; cookie-authenticated calls need `X-CSRF-Token`.
+         *     Added in 2.15.0.
+         */
+        put: operations["staffUpdateLogRetentionPolicy"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2530,7 +3066,7 @@ export interface components {
          *     staffListStatutoryBasisSuggestions, staffListGrievances); `cm_inbound_signals`
          *     (receiveCmSignal); `consent_gate` (verifyConsentGate); `consent_gate_audit`
          *     (listConsentGateDecisions, listConsentGateBypassAlerts); `retention_api`
-         *     (listDueRetentions); `breach_register_api` (listBreaches); `cross_border_api`
+         *     (listDueRetentions; added in 2.15.0: confirmRetentionErasureExecuted); `breach_register_api` (listBreaches); `cross_border_api`
          *     (listCrossBorderTransfers); `offline_consent_links` (createOfflineConsentLink);
          *     `offline_agent_capture` (syncOfflineCaptures); `offline_async_consent`
          *     (createPosConsentRequest, recordIvrConsentArtifact; added in 2.14.0:
@@ -2759,6 +3295,10 @@ export interface components {
             reason: string;
             /** @description Epoch ms the principal was told of the coming erasure. */
             preNotificationSentAt?: number;
+            /** @description The retention policy the erasure is under. Added in 2.15.0. */
+            policyId?: string;
+            /** @description Epoch ms the erasure became due (the later of `scheduledFor` and the notice plus its notice hours). Added in 2.15.0. */
+            dueAt?: number;
         };
         Breach: {
             breachId: string;
@@ -2776,6 +3316,98 @@ export interface components {
             mitigation?: string;
             /** @enum {string} */
             status: "reported_user_pending" | "reported_user_done" | "reported_board_pending" | "reported_board_done";
+            /** @description Epoch ms the breach occurred, when known. Added in 2.15.0. */
+            occurredAt?: number;
+            /** @description Epoch ms by which every affected principal is to be told (r.7(1), "without delay"; the window chosen when the breach was recorded, at most 72 hours after discovery). Added in 2.15.0. */
+            principalNotificationDueAt?: number;
+            /** @description Epoch ms the detailed report to the Board is due (discovery + 72 hours, r.7(2)(b)). Added in 2.15.0. */
+            boardReportDueAt?: number;
+        };
+        /**
+         * @description A breach as staff see it: every field of `Breach`, the affected purposes and data
+         *     categories, whether it is a drill, where its two clocks stand and how many affected
+         *     principals have been told. Added in 2.15.0.
+         */
+        StaffBreach: {
+            breachId: string;
+            description: string;
+            /** @description Epoch ms the organisation became aware of the breach; the clocks run from it. */
+            discoveredAt: number;
+            occurredAt: number | null;
+            affectedPurposes: string[];
+            affectedDataCategories: string[];
+            mitigation: string | null;
+            /** @description A rehearsal. Drills are left out of `GET /api/v1/breaches`, raise no webhook events and notify nobody. */
+            drill: boolean;
+            /**
+             * @description The first obligation still open: `reported_user_pending` (the affected principals are not
+             *     all told), `reported_user_done` (they are; the Board has nothing yet),
+             *     `reported_board_pending` (the Board has the first intimation; the detailed report is
+             *     due), `reported_board_done` (the detailed report is submitted).
+             * @enum {string}
+             */
+            status: "reported_user_pending" | "reported_user_done" | "reported_board_pending" | "reported_board_done";
+            principalNotificationDueAt: number;
+            boardReportDueAt: number;
+            /** @description Discovery + 6 hours, the CERT-In Directions 2022 window for a reportable cyber incident. Shown for reference; Guard raises no event for it, since whether an incident is reportable to CERT-In is the organisation's judgement. */
+            certInReportDueAt: number;
+            /** @description Epoch ms every affected principal known at the time had been told (set by notify-principals). */
+            reportedToUserAt: number | null;
+            /** @description Epoch ms of the first intimation to the Board. */
+            reportedToBoardAt: number | null;
+            /** @description Epoch ms the detailed report reached the Board; stops the 72-hour clock. */
+            detailedReportSubmittedAt: number | null;
+            certInReportSubmittedAt: number | null;
+            principalNotificationDueState: components["schemas"]["DueState"];
+            boardReportDueState: components["schemas"]["DueState"];
+            affectedPrincipals: {
+                total: number;
+                notified: number;
+                pending: number;
+            };
+            /** @description The staff id, service key id or `cli:<user>` that recorded it. */
+            recordedBy: string;
+            createdAt: number;
+            updatedAt: number;
+        };
+        /** @description 1-100 labels. Added in 2.15.0. */
+        BreachLabelList: components["schemas"]["Purpose"][];
+        /** @description 1-100 personal-data categories. Added in 2.15.0. */
+        BreachDataCategoryList: components["schemas"]["DataType"][];
+        /** @description Added in 2.15.0. */
+        RecordBreachRequest: {
+            /** @description What happened (nature, extent, timing, location). Told to affected principals. Not only whitespace. */
+            description: string;
+            /** @description Epoch ms the organisation became aware of it; not in the future. */
+            discoveredAt: number;
+            /** @description Epoch ms it occurred, when known; not after `discoveredAt`. */
+            occurredAt?: number;
+            affectedPurposes?: components["schemas"]["BreachLabelList"];
+            affectedDataCategories?: components["schemas"]["BreachDataCategoryList"];
+            /** @description Measures taken or being taken. Needed before principals are notified. */
+            mitigation?: string;
+            /** @description A rehearsal (default false). */
+            drill?: boolean;
+            /** @description Hours after discovery by which principals are to be told ("without delay"); default 24, at most 72. */
+            principalNotificationWindowHours?: number;
+        };
+        /**
+         * @description At least one field. A report time is an instant that has happened, not before
+         *     `discoveredAt`; once recorded it is kept (the same value again changes nothing, another is
+         *     `409 CONFLICT`). `detailedReportSubmittedAt` needs `reportedToBoardAt` (recorded before or
+         *     in the same request) and is not before it. Added in 2.15.0.
+         */
+        UpdateBreachRequest: {
+            description?: string;
+            mitigation?: string;
+            affectedPurposes?: components["schemas"]["BreachLabelList"];
+            affectedDataCategories?: components["schemas"]["BreachDataCategoryList"];
+            /** @description Epoch ms of the first intimation to the Board (r.7(2)(a)). */
+            reportedToBoardAt?: number;
+            /** @description Epoch ms the detailed report was submitted to the Board (r.7(2)(b)). */
+            detailedReportSubmittedAt?: number;
+            /** @description Epoch ms the incident was reported to CERT-In. */
+            certInReportSubmittedAt?: number;
         };
         CrossBorderTransfer: {
             activityId: string;
@@ -2786,6 +3418,267 @@ export interface components {
             legalBasis: "consent" | "deemed_consent" | "legal_obligation" | "vital_interest" | "public_task";
             /** @description Epoch ms the processing-activity entry was created. */
             createdAt: number;
+            /** @description The countries outside India the data goes to (ISO 3166-1 alpha-2). Added in 2.15.0. */
+            destinationCountries?: components["schemas"]["CountryCode"][];
+            /** @description The activity's processors, recipients and joint fiduciaries. Added in 2.15.0. */
+            recipients?: components["schemas"]["ProcessingActivityRecipient"][];
+            /** @description Where the data is kept, as the fiduciary describes it. Added in 2.15.0. */
+            storageLocation?: string;
+        };
+        /** @description An assigned ISO 3166-1 alpha-2 country code in capitals (`US`, `SG`, `DE`). Reserved and user-assigned codes (`UK`, `EU`, `XK`) are refused. Added in 2.15.0. */
+        CountryCode: string;
+        /** @description Who receives the activity's data besides the fiduciary. Added in 2.15.0. */
+        ProcessingActivityRecipient: {
+            /** @description The processor's, recipient's or joint fiduciary's name. Not only whitespace. */
+            name: string;
+            /** @enum {string} */
+            role: "processor" | "recipient" | "joint_fiduciary";
+            /** @description Where the recipient processes the data. A country other than `IN` must be among the activity's `destinationCountries`. */
+            country?: components["schemas"]["CountryCode"];
+        };
+        /**
+         * @description One entry of the organisation's records of processing activities (RoPA). Updated in place;
+         *     every change is an entry on the organisation's audit chain, so `guard audit verify` finds a
+         *     row edited outside Guard. Archived entries are kept (`archivedAt` set) and left off
+         *     `GET /api/v1/cross-border/transfers`. Added in 2.15.0.
+         */
+        ProcessingActivity: {
+            activityId: components["schemas"]["Id"];
+            name: string;
+            /** @description The purpose of the processing (a consent purpose label where the basis is consent). */
+            purpose: string;
+            description: string | null;
+            dataCategories: string[];
+            /** @enum {string} */
+            legalBasis: "consent" | "deemed_consent" | "legal_obligation" | "vital_interest" | "public_task";
+            /** @description Processors, recipients and joint fiduciaries; empty when none. */
+            recipients: components["schemas"]["ProcessingActivityRecipient"][];
+            /** @description Where the data is kept, as the fiduciary describes it (a country, a cloud region, a data centre). */
+            storageLocation: string;
+            /** @description Whether personal data of this activity is transferred outside India (DPDP Act s.16). */
+            crossesBorder: boolean;
+            /** @description The countries outside India the data goes to; non-empty exactly when `crossesBorder` is true. */
+            destinationCountries: components["schemas"]["CountryCode"][];
+            /** @description Epoch ms the entry was created. */
+            createdAt: number;
+            /** @description Epoch ms of the latest change (archiving and restoring included). */
+            updatedAt: number;
+            /** @description Epoch ms the entry was archived; null while active. */
+            archivedAt: number | null;
+        };
+        /**
+         * @description A new processing activity. `destinationCountries` is required (non-empty) when
+         *     `crossesBorder` is true and must be absent when it is false; it never lists `IN`. Fields
+         *     this version does not know are ignored. Added in 2.15.0.
+         */
+        CreateProcessingActivityRequest: {
+            /** @description Not only whitespace. */
+            name: string;
+            /** @description Not only whitespace; no `|` (the consent purpose label's rule). */
+            purpose: string;
+            description?: string;
+            /** @description Categories of personal data (1-100, no repeats; no `|` or `,` in one, the consent data type's rule). */
+            dataCategories: string[];
+            /** @enum {string} */
+            legalBasis: "consent" | "deemed_consent" | "legal_obligation" | "vital_interest" | "public_task";
+            /** @description Processors, recipients and joint fiduciaries (none when absent); no two with the same name and role. */
+            recipients?: components["schemas"]["ProcessingActivityRecipient"][];
+            storageLocation: string;
+            crossesBorder: boolean;
+            destinationCountries?: components["schemas"]["CountryCode"][];
+        };
+        /**
+         * @description A partial update: only the fields present change, then the activity is validated as a
+         *     whole (so `crossesBorder: true` needs destinations, given now or already stored). `null`
+         *     clears `description`, `recipients` or `destinationCountries`; setting `crossesBorder` to
+         *     false without `destinationCountries` clears the destinations. At least one field must be
+         *     given. Added in 2.15.0.
+         */
+        UpdateProcessingActivityRequest: {
+            name?: string;
+            purpose?: string;
+            description?: string | null;
+            dataCategories?: string[];
+            /** @enum {string} */
+            legalBasis?: "consent" | "deemed_consent" | "legal_obligation" | "vital_interest" | "public_task";
+            recipients?: components["schemas"]["ProcessingActivityRecipient"][] | null;
+            storageLocation?: string;
+            crossesBorder?: boolean;
+            destinationCountries?: components["schemas"]["CountryCode"][] | null;
+        };
+        /** @description An organisation as the deployment's operator sees it. Added in 2.15.0. */
+        OperatorOrganization: {
+            organizationId: components["schemas"]["Id"];
+            slug: string;
+            name: string;
+            /** @description Epoch ms. */
+            createdAt: number;
+        };
+        OperatorCreateOrganizationRequest: {
+            /** @description Lowercase letters, digits and inner hyphens, 1-64 characters; the organisation's public name in URLs. */
+            slug: string;
+            name: string;
+            /** @description Email of the first staff admin; none is created when absent. */
+            adminEmail?: string;
+        };
+        /** @description Added in 2.15.0. */
+        OperatorCreatedOrganization: {
+            organization: components["schemas"]["OperatorOrganization"];
+            /** @description The first staff admin and the generated password to sign in with (change it after); null when no `adminEmail` was given. */
+            admin: null | {
+                staffId: components["schemas"]["Id"];
+                email: string;
+                password: string;
+            };
+            /** @description A service API key for the organisation's backend. */
+            serviceKey: {
+                apiKeyId: components["schemas"]["Id"];
+                /** @description `gk_live_...`; shown only here. */
+                key: string;
+            };
+        };
+        /**
+         * @description What a notification is about. Added in 2.15.0.
+         * @enum {string}
+         */
+        PrincipalNotificationKind: "retention.pre_erasure" | "breach.affected";
+        /**
+         * @description One notification to a data principal, as recorded and relayed (`principal.notification`
+         *     webhook event, whose payload carries these fields with `externalId`). Added in 2.15.0.
+         */
+        PrincipalNotification: {
+            notificationId: components["schemas"]["Id"];
+            /** @description The principal's `externalId`. */
+            externalId: string;
+            kind: components["schemas"]["PrincipalNotificationKind"];
+            /** @description The scheduled erasure (`scheduledErasureId`) or breach (`breachId`) it is about. */
+            subjectId: string;
+            /**
+             * @description How Guard handed it on; `webhook` = relayed to the organisation's backend.
+             * @enum {string}
+             */
+            channel: "webhook";
+            subject: string;
+            body: string;
+            /** @description Epoch ms the notification was recorded and relayed. */
+            createdAt: number;
+        };
+        /**
+         * @description The event a retention window runs from. `consent_withdrawn`: the principal's latest
+         *     withdrawal of her consent for the purpose, while she holds no active one. `last_interaction`:
+         *     her latest approach to the fiduciary that Guard sees or is told of (first seen, a consent
+         *     given or withdrawn, a DSR or grievance filed, an `interaction` reported). `account_closed`
+         *     and `purpose_served`: reported through recordRetentionEvent. Added in 2.15.0.
+         * @enum {string}
+         */
+        RetentionAnchorEvent: "consent_withdrawn" | "last_interaction" | "account_closed" | "purpose_served";
+        /**
+         * @description A DPDP Rules 2025 Third-Schedule class. Added in 2.15.0.
+         * @enum {string}
+         */
+        RetentionPresetName: "ecommerce" | "online_gaming" | "social_media";
+        /** @description How long the organisation keeps a principal's data for one purpose after an anchor event (DPDP Act s.8(7)). Added in 2.15.0. */
+        RetentionPolicy: {
+            policyId: string;
+            name: string;
+            /** @description The consent purpose covered (for an activity policy, the activity's purpose when the policy was made). */
+            purpose: string;
+            /** @description The RoPA processing activity the policy was made for, if any. */
+            activityId: string | null;
+            anchorEvent: components["schemas"]["RetentionAnchorEvent"];
+            /** @description The window, in days after the anchor event. */
+            durationDays: number;
+            /** @description How long before erasure the principal is told (at least 48, r.8(2)). */
+            noticeHours: number;
+            /** @description Epoch ms before which no window starts (r.8(1) "or the commencement of these rules, whichever is later"). */
+            windowFloorAt: number | null;
+            preset: components["schemas"]["RetentionPresetName"] | null;
+            createdAt: number;
+            createdBy: string;
+            updatedAt: number;
+            updatedBy: string;
+            archivedAt: number | null;
+            archivedBy: string | null;
+        };
+        /** @description A named template that creates a Third-Schedule policy. Added in 2.15.0. */
+        RetentionPreset: {
+            name: components["schemas"]["RetentionPresetName"];
+            title: string;
+            appliesTo: string;
+            anchorEvent: components["schemas"]["RetentionAnchorEvent"];
+            durationDays: number;
+            noticeHours: number;
+            windowFloorAt: number;
+        };
+        /** @description A cited legal basis that suspends erasure while it is active. Added in 2.15.0. */
+        LegalHold: {
+            holdId: string;
+            /** @description The principal held (her externalId), or null for every principal under `policyId`. */
+            userId: string | null;
+            /** @description The policy held, or null for every policy of `userId`. */
+            policyId: string | null;
+            statute: string;
+            citation: string;
+            endsAt: number | null;
+            /** @description Not released and not past `endsAt`. */
+            active: boolean;
+            createdAt: number;
+            createdBy: string;
+            releasedAt: number | null;
+            releasedBy: string | null;
+            releaseReason: string | null;
+        };
+        /**
+         * @description `scheduled` (waiting for its notice or its due time), `held` (a legal hold covers it), `due`
+         *     (on GET /api/v1/retention/due), `cancelled`, `executed`. Added in 2.15.0.
+         * @enum {string}
+         */
+        ScheduledErasureStatus: "scheduled" | "held" | "due" | "cancelled" | "executed";
+        /** @description One principal's erasure under one policy, in any state. Added in 2.15.0. */
+        ScheduledErasure: {
+            scheduledErasureId: string;
+            policyId: string;
+            /** @description The principal's externalId. */
+            userId: string;
+            anchorEvent: components["schemas"]["RetentionAnchorEvent"];
+            /** @description Epoch ms the window started. */
+            anchorAt: number;
+            /** @description Epoch ms the window elapses. */
+            scheduledFor: number;
+            noticeHours: number;
+            status: components["schemas"]["ScheduledErasureStatus"];
+            createdAt: number;
+            preNotificationSentAt: number | null;
+            /** @description The later of `scheduledFor` and the notice plus `noticeHours`; null until notified. */
+            dueAt: number | null;
+            cancelledAt: number | null;
+            /** @description principal_activity, anchor_changed, policy_changed or policy_archived. */
+            cancelReason: string | null;
+            executedAt: number | null;
+            executedBy: string | null;
+        };
+        /** @description How long one class of log is kept before the retention job may purge it. Added in 2.15.0. */
+        LogRetentionClassPolicy: {
+            /** @description Days kept (at least 365, DPDP Rules 2025 r.8(3)); null keeps the class forever (the default). */
+            retainDays: number | null;
+            /** @description Epoch ms of the last change; null while the default applies. */
+            updatedAt: number | null;
+            /** @description Who set it (a staff id, an API key id, or `cli:<user>`); null while the default applies. */
+            updatedBy: string | null;
+        };
+        /**
+         * @description The organisation's log-retention policy, per class of log. Nothing younger than
+         *     `minimumRetainDays` is ever purged; audit entries a kept record still needs are kept, and
+         *     consent events and gate decisions are not purged by the job yet (the periods are stored).
+         *     Added in 2.15.0.
+         */
+        LogRetentionPolicy: {
+            auditEntries: components["schemas"]["LogRetentionClassPolicy"];
+            consentEvents: components["schemas"]["LogRetentionClassPolicy"];
+            gateDecisions: components["schemas"]["LogRetentionClassPolicy"];
+            webhookDeliveries: components["schemas"]["LogRetentionClassPolicy"];
+            /** @description The statutory floor, 365 days (DPDP Rules 2025 r.8(3)). */
+            minimumRetainDays: number;
         };
         CreateOfflineConsentLinkRequest: {
             /** @description Id of a *published* notice of the calling key's organisation. */
@@ -3260,10 +4153,14 @@ export interface components {
         };
         /**
          * @description An event a webhook endpoint can subscribe to. `consent.given` and `consent.withdrawn` are
-         *     the two contract 1.6.0 clients expect; the rest are Guard's.
+         *     the two contract 1.6.0 clients expect; the rest are Guard's. `principal.notification`
+         *     (since 2.15.0) hands the organisation's backend a notification to deliver to a data
+         *     principal; its payload is a PrincipalNotification.
+         *     The `breach.principal_notification_*` and `breach.board_report_*` events (added in
+         *     2.15.0) are raised once per breach by the breach clock sweep; drills raise none.
          * @enum {string}
          */
-        WebhookEventType: "consent.given" | "consent.withdrawn" | "dsr.created" | "dsr.status_changed" | "grievance.created" | "grievance.status_changed" | "nomination.changed" | "breach.recorded" | "offline_capture.quarantined" | "dsr.due_soon" | "dsr.overdue" | "grievance.due_soon" | "grievance.overdue";
+        WebhookEventType: "consent.given" | "consent.withdrawn" | "dsr.created" | "dsr.status_changed" | "grievance.created" | "grievance.status_changed" | "nomination.changed" | "breach.recorded" | "offline_capture.quarantined" | "principal.notification" | "dsr.due_soon" | "dsr.overdue" | "grievance.due_soon" | "grievance.overdue" | "breach.principal_notification_due_soon" | "breach.principal_notification_overdue" | "breach.board_report_due_soon" | "breach.board_report_overdue" | "retention.pre_notified" | "retention.erasure_cancelled" | "retention.erasure_executed";
         /**
          * @description Where an organisation's events are POSTed. Each delivery's body is
          *     `{eventId, eventType, organizationId, payload, timestamp}` (timestamp = when the event
@@ -4501,6 +5398,125 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    operatorListOrganizations: {
+        parameters: {
+            query?: {
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of organisations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizations: components["schemas"]["OperatorOrganization"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    operatorCreateOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorCreateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; the admin's password and the service key are shown only here. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorCreatedOrganization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPrincipalNotifications: {
+        parameters: {
+            query?: {
+                /** @description Only this principal's notifications (her `externalId`). */
+                principal?: string;
+                kind?: components["schemas"]["PrincipalNotificationKind"];
+                /** @description Only the notifications about this scheduled erasure or breach. */
+                subjectId?: components["schemas"]["Id"];
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of notifications. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        notifications: components["schemas"]["PrincipalNotification"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             426: components["responses"]["UpgradeRequired"];
             500: components["responses"]["InternalError"];
         };
@@ -7114,6 +8130,1121 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The capability is off (`NOT_FOUND`). */
             404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProcessingActivities: {
+        parameters: {
+            query?: {
+                /** @description `true` lists only archived activities; `false` (the default) only active ones. */
+                archived?: boolean;
+                /** @description `true` only activities that transfer data outside India, `false` only those that do not; both when absent. */
+                crossesBorder?: boolean;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of processing activities. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        activities: components["schemas"]["ProcessingActivity"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createProcessingActivity: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProcessingActivityRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingActivity"];
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProcessingActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the processing activity (`act_...`). */
+                activityId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingActivity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such activity in the caller's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateProcessingActivity: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the processing activity (`act_...`). */
+                activityId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProcessingActivityRequest"];
+            };
+        };
+        responses: {
+            /** @description The activity as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingActivity"];
+                };
+            };
+            /** @description An invalid field, or no field at all (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such activity in the caller's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The activity is archived (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveProcessingActivity: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the processing activity (`act_...`). */
+                activityId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity, archived. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingActivity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such activity in the caller's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreProcessingActivity: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description Id of the processing activity (`act_...`). */
+                activityId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity, active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessingActivity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such activity in the caller's organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listStaffBreaches: {
+        parameters: {
+            query?: {
+                status?: "reported_user_pending" | "reported_user_done" | "reported_board_pending" | "reported_board_done";
+                /** @description Breaches whose principal-notification clock or Board clock is in this state. */
+                dueState?: components["schemas"]["DueState"];
+                /** @description `true` for drills only, `false` for real breaches only; both when absent. */
+                drill?: boolean;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of breaches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        breaches: components["schemas"]["StaffBreach"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordBreach: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordBreachRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffBreach"];
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStaffBreach: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                breachId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The breach. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffBreach"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateBreach: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                breachId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBreachRequest"];
+            };
+        };
+        responses: {
+            /** @description The breach as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffBreach"];
+                };
+            };
+            /** @description A missing or invalid field, a time in the future or before discovery, a detailed report without or before the first intimation (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A report time already recorded with another value (`CONFLICT`, `field` names it). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addBreachPrincipals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                breachId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    externalIds?: components["schemas"]["ExternalId"][];
+                    purposes?: components["schemas"]["BreachLabelList"];
+                };
+            };
+        };
+        responses: {
+            /** @description How many were added, and the breach. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        added: number;
+                        breach: components["schemas"]["StaffBreach"];
+                    };
+                };
+            };
+            /** @description Neither or both of `externalIds` and `purposes`, an unknown externalId, an invalid purpose (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    notifyBreachPrincipals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                breachId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The consequences relevant to the principal that are likely to arise. */
+                    consequences: string;
+                    /** @description What the principal may do to mitigate the risk. */
+                    safetyMeasures: string;
+                    /** @description Business contact of a person able to answer on the organisation's behalf. */
+                    contact: string;
+                };
+            };
+        };
+        responses: {
+            /** @description How many were told by this call, and the breach. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        notified: number;
+                        breach: components["schemas"]["StaffBreach"];
+                    };
+                };
+            };
+            /** @description A missing field, no affected principals, no mitigation recorded (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    confirmRetentionErasureExecuted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduledErasureId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Epoch ms the data was erased; default now. */
+                    executedAt?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Executed (now or before). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scheduledErasureId: string;
+                        /** @enum {string} */
+                        status: "executed";
+                        executedAt: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid API key (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description No such scheduled erasure in the organisation, or the capability is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The erasure was cancelled, is held, is not due yet, or no longer stands (`CONFLICT`; the message says which). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRetentionPolicies: {
+        parameters: {
+            query?: {
+                /** @description Also list archived policies (default false). */
+                includeArchived?: boolean;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of policies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policies: components["schemas"]["RetentionPolicy"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Required unless `preset` is given. */
+                    name?: string;
+                    purpose?: string;
+                    activityId?: components["schemas"]["Id"];
+                    anchorEvent?: components["schemas"]["RetentionAnchorEvent"];
+                    durationDays?: number;
+                    noticeHours?: number;
+                    windowFloorAt?: number | null;
+                    preset?: components["schemas"]["RetentionPresetName"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionPolicy"];
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such processing activity in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                policyId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such policy in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                policyId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    durationDays?: number;
+                    noticeHours?: number;
+                    windowFloorAt?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionPolicy"];
+                };
+            };
+            /** @description An invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such policy in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The policy is archived (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                policyId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy, archived. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such policy in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRetentionPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every preset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        presets: components["schemas"]["RetentionPreset"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listLegalHolds: {
+        parameters: {
+            query?: {
+                status?: "active" | "inactive";
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of holds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        holds: components["schemas"]["LegalHold"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    placeLegalHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId?: string;
+                    policyId?: components["schemas"]["Id"];
+                    statute: string;
+                    citation: string;
+                    endsAt?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Placed. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalHold"];
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such principal or policy in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    releaseLegalHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                holdId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Released; the hold as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalHold"];
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such hold in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The hold was already released (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordRetentionEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /**
+                 * @description Client-chosen key that makes a retried create safe. Scope: (credential or the anonymous
+                 *     caller's organisation, route, key). A replay within 24 hours returns the original status
+                 *     and body, creates nothing, and carries `Idempotent-Replayed: true`. The same key with a
+                 *     different body is `409 CONFLICT`. Concurrent first requests with one key create exactly
+                 *     one record.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                    /** @enum {string} */
+                    kind: "account_closed" | "purpose_served" | "interaction";
+                    purpose?: string;
+                    occurredAt?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        eventId: string;
+                        userId: string;
+                        /** @enum {string} */
+                        kind: "account_closed" | "purpose_served" | "interaction";
+                        purpose: string | null;
+                        occurredAt: number;
+                        recordedAt: number;
+                    };
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such principal in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The `Idempotency-Key` was used with another body (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScheduledErasures: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["ScheduledErasureStatus"];
+                policyId?: components["schemas"]["Id"];
+                /** @description Only this principal's erasures (her externalId). */
+                userId?: string;
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of erasures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasures: components["schemas"]["ScheduledErasure"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffGetLogRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy in force, every class present. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogRetentionPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    staffUpdateLogRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    auditEntries?: number | null;
+                    consentEvents?: number | null;
+                    gateDecisions?: number | null;
+                    webhookDeliveries?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogRetentionPolicy"];
+                };
+            };
+            /** @description An empty body, an unknown class, or a period that is not null or a whole number of days from 365 to 36500 (`VALIDATION_ERROR` naming the field). */
+            400: components["responses"]["BadRequest"];
+            /** @description Not authenticated (`UNAUTHORIZED`). */
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             426: components["responses"]["UpgradeRequired"];
             500: components["responses"]["InternalError"];
         };

@@ -57,6 +57,51 @@ export function bySubject(entries: readonly StoredAuditEntry[]): Map<string, Sto
   return out;
 }
 
+/** How `checkEntriesNameRows` finds the row each entry names. */
+export interface RowsNamedBySubject {
+  /** The payload field holding the row's id, which is also the entry's subject. */
+  idField: string;
+  /** The table the rows live in, as findings name it. */
+  table: string;
+  /** What the row is, for the findings ("breach", "POS request"). */
+  noun: string;
+  /** The rows with these ids (any map-like answer). */
+  load(ids: string[]): Promise<{ has(id: string): boolean }>;
+}
+
+/**
+ * Entry -> row for evidence whose content is compared in `checkRows`, where all of a row's entries
+ * are at hand: each entry names its subject in `idField`, and that row exists. An entry naming no
+ * id, or another than its subject, and a row the chain recorded that is gone, are findings.
+ */
+export async function checkEntriesNameRows(
+  findings: Findings,
+  entries: readonly StoredAuditEntry[],
+  rows: RowsNamedBySubject,
+): Promise<void> {
+  if (entries.length === 0) return;
+  const ids = entries.map((entry) => payloadOf(entry)[rows.idField]);
+  const found = await rows.load(ids.filter((id): id is string => typeof id === "string"));
+  for (const [i, entry] of entries.entries()) {
+    const id = ids[i];
+    if (typeof id !== "string" || id !== entry.subjectId) {
+      findings.add({
+        table: "audit_entries",
+        recordId: `seq ${entry.seq}`,
+        seq: entry.seq,
+        reason: `the ${rows.noun} entry names no ${rows.idField}, or another than its subject`,
+      });
+    } else if (!found.has(id)) {
+      findings.add({
+        table: rows.table,
+        recordId: id,
+        seq: entry.seq,
+        reason: `the ${rows.noun} recorded in the chain (${entry.entryType}) is missing from ${rows.table}`,
+      });
+    }
+  }
+}
+
 /** How `checkEntriesAgainstRows` finds and compares the row each entry names. */
 export interface RowsNamedByEntries<Row> {
   /** The payload field holding the row's id (e.g. `transitionId`). */

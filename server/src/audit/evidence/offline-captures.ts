@@ -13,7 +13,7 @@ import {
 } from "../../offline/captures/store.js";
 import { differences } from "../findings.js";
 import { chainEntriesAbout, type StoredAuditEntry } from "../store.js";
-import { payloadOf, type EvidenceKind } from "./checker.js";
+import { checkEntriesNameRows, payloadOf, type EvidenceKind } from "./checker.js";
 
 const OUTCOMES = ["offline_capture.verified", "offline_capture.quarantined", "offline_capture.rejected"];
 const RELEASED = "offline_capture.released";
@@ -70,30 +70,12 @@ export const offlineCaptureEvidence: EvidenceKind = {
       // Entry -> row: the session each entry names exists (its content is compared in checkRows,
       // where all of a session's entries are at hand).
       async checkEntries(entries) {
-        const ids = entries.map((entry) => payloadOf(entry).sessionId);
-        const rows = await capturesWithIds(
-          db,
-          organizationId,
-          ids.filter((id): id is string => typeof id === "string"),
-        );
-        for (const [i, entry] of entries.entries()) {
-          const id = ids[i];
-          if (typeof id !== "string" || id !== entry.subjectId) {
-            findings.add({
-              table: "audit_entries",
-              recordId: `seq ${entry.seq}`,
-              seq: entry.seq,
-              reason: "the capture entry names no sessionId, or another than its subject",
-            });
-          } else if (!rows.has(id)) {
-            findings.add({
-              table: TABLE,
-              recordId: id,
-              seq: entry.seq,
-              reason: `the capture session recorded in the chain (${entry.entryType}) is missing from ${TABLE}`,
-            });
-          }
-        }
+        await checkEntriesNameRows(findings, entries, {
+          idField: "sessionId",
+          table: TABLE,
+          noun: "capture session",
+          load: (ids) => capturesWithIds(db, organizationId, ids),
+        });
       },
       // Row -> entries: every session has exactly one outcome entry, at most one review entry, and is
       // the state they give.

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { devicesWithIds, scanDevices, type DeviceRecord } from "../../offline/devices/store.js";
 import { differences } from "../findings.js";
 import { chainEntriesAbout, type StoredAuditEntry } from "../store.js";
-import { payloadOf, type EvidenceKind } from "./checker.js";
+import { checkEntriesNameRows, payloadOf, type EvidenceKind } from "./checker.js";
 
 const ENROLLED = "offline_device.enrolled";
 const REVOKED = "offline_device.revoked";
@@ -60,30 +60,12 @@ export const offlineDeviceEvidence: EvidenceKind = {
       // Entry -> row: the device each entry names exists (its content is compared in checkRows,
       // where both of a device's entries are at hand).
       async checkEntries(entries) {
-        const ids = entries.map((entry) => payloadOf(entry).deviceId);
-        const rows = await devicesWithIds(
-          db,
-          organizationId,
-          ids.filter((id): id is string => typeof id === "string"),
-        );
-        for (const [i, entry] of entries.entries()) {
-          const id = ids[i];
-          if (typeof id !== "string" || id !== entry.subjectId) {
-            findings.add({
-              table: "audit_entries",
-              recordId: `seq ${entry.seq}`,
-              seq: entry.seq,
-              reason: "the device entry names no deviceId, or another than its subject",
-            });
-          } else if (!rows.has(id)) {
-            findings.add({
-              table: TABLE,
-              recordId: id,
-              seq: entry.seq,
-              reason: `the device recorded in the chain (${entry.entryType}) is missing from ${TABLE}`,
-            });
-          }
-        }
+        await checkEntriesNameRows(findings, entries, {
+          idField: "deviceId",
+          table: TABLE,
+          noun: "device",
+          load: (ids) => devicesWithIds(db, organizationId, ids),
+        });
       },
       // Row -> entries: every device has exactly one enrolment, at most one revocation, and is the
       // state they give.

@@ -17,7 +17,7 @@ import {
 } from "../../offline/links/store.js";
 import { differences } from "../findings.js";
 import { chainEntriesAbout, type StoredAuditEntry } from "../store.js";
-import { checkEntriesAgainstRows, payloadOf, type EvidenceKind } from "./checker.js";
+import { checkEntriesAgainstRows, checkEntriesNameRows, payloadOf, type EvidenceKind } from "./checker.js";
 
 const CREATED = "offline_link.created";
 const DISABLED = "offline_link.disabled";
@@ -92,30 +92,12 @@ export const offlineLinkEvidence: EvidenceKind = {
         // Entry -> row, links: the link each entry names exists (content is compared in checkRows,
         // where both of a link's entries are at hand).
         const linkEntries = entries.filter((e) => e.entryType === CREATED || e.entryType === DISABLED);
-        const ids = linkEntries.map((entry) => payloadOf(entry).linkId);
-        const links = await linksWithIds(
-          db,
-          organizationId,
-          ids.filter((id): id is string => typeof id === "string"),
-        );
-        for (const [i, entry] of linkEntries.entries()) {
-          const id = ids[i];
-          if (typeof id !== "string" || id !== entry.subjectId) {
-            findings.add({
-              table: "audit_entries",
-              recordId: `seq ${entry.seq}`,
-              seq: entry.seq,
-              reason: "the link entry names no linkId, or another than its subject",
-            });
-          } else if (!links.has(id)) {
-            findings.add({
-              table: LINKS,
-              recordId: id,
-              seq: entry.seq,
-              reason: `the link recorded in the chain (${entry.entryType}) is missing from ${LINKS}`,
-            });
-          }
-        }
+        await checkEntriesNameRows(findings, linkEntries, {
+          idField: "linkId",
+          table: LINKS,
+          noun: "link",
+          load: (ids) => linksWithIds(db, organizationId, ids),
+        });
         // Entry -> row, answers: the answer exists and is what the entry recorded.
         await checkEntriesAgainstRows(
           findings,

@@ -16,7 +16,7 @@
 import { posRequestsWithIds, scanPosRequests, type PosRequest } from "../../offline/pos/store.js";
 import { differences } from "../findings.js";
 import { chainEntriesAbout, type StoredAuditEntry } from "../store.js";
-import { payloadOf, type EvidenceKind } from "./checker.js";
+import { checkEntriesNameRows, payloadOf, type EvidenceKind } from "./checker.js";
 
 const CREATED = "offline_pos.created";
 const CONFIRMED = "offline_pos.confirmed";
@@ -116,30 +116,12 @@ export const offlinePosEvidence: EvidenceKind = {
       // Entry -> row: the request each entry names exists (its content is compared in checkRows,
       // where all of a request's entries are at hand).
       async checkEntries(entries) {
-        const ids = entries.map((entry) => payloadOf(entry).requestId);
-        const rows = await posRequestsWithIds(
-          db,
-          organizationId,
-          ids.filter((id): id is string => typeof id === "string"),
-        );
-        for (const [i, entry] of entries.entries()) {
-          const id = ids[i];
-          if (typeof id !== "string" || id !== entry.subjectId) {
-            findings.add({
-              table: "audit_entries",
-              recordId: `seq ${entry.seq}`,
-              seq: entry.seq,
-              reason: "the POS request entry names no requestId, or another than its subject",
-            });
-          } else if (!rows.has(id)) {
-            findings.add({
-              table: TABLE,
-              recordId: id,
-              seq: entry.seq,
-              reason: `the POS request recorded in the chain (${entry.entryType}) is missing from ${TABLE}`,
-            });
-          }
-        }
+        await checkEntriesNameRows(findings, entries, {
+          idField: "requestId",
+          table: TABLE,
+          noun: "POS request",
+          load: (ids) => posRequestsWithIds(db, organizationId, ids),
+        });
       },
       // Row -> entries: every request has its creation entry, entries that follow its life, and is
       // the state they give.

@@ -326,3 +326,39 @@ export async function dsrQueueHealth(
   // An aggregate without GROUP BY always answers one row.
   return toQueueHealth(row!);
 }
+
+/**
+ * Retention (retention/activity.ts): the latest time each of these principals filed a request or a
+ * grievance (exercising her rights counts as approaching the fiduciary, DPDP Rules 2025 r.8), by
+ * principal; principals who filed nothing are left out.
+ */
+export async function latestFilingsOfPrincipals(
+  db: Queryable,
+  organizationId: string,
+  principalIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (principalIds.length === 0) return new Map();
+  const ids = [...principalIds];
+  const found = await rows(
+    db,
+    qb
+      .selectFrom(
+        qb
+          .selectFrom("dsr_requests")
+          .select(["principal_id", "created_at"])
+          .where("organization_id", "=", organizationId)
+          .where("principal_id", "in", ids)
+          .unionAll(
+            qb
+              .selectFrom("grievances")
+              .select(["principal_id", "created_at"])
+              .where("organization_id", "=", organizationId)
+              .where("principal_id", "in", ids),
+          )
+          .as("filings"),
+      )
+      .select((eb) => ["filings.principal_id", eb.fn.max("filings.created_at").as("latest")])
+      .groupBy("filings.principal_id"),
+  );
+  return new Map(found.map((r) => [r.principal_id, Number(r.latest)]));
+}

@@ -532,3 +532,81 @@ export async function recordFailure(
   );
   return changed.length > 0;
 }
+
+/**
+ * The log-retention job's purge (log-retention/purge.ts): deletes up to `limit` of the
+ * organisation's finished deliveries (delivered, dead, cancelled; never one still queued or being
+ * sent) created before `before`, oldest first, with their attempts, then up to `limit` events
+ * created before `before` that no delivery names any more. What went, with the deliveries'
+ * creation-time range. Rows another purge has locked are skipped, so purges side by side never
+ * wait on each other.
+ */
+export async function deleteFinishedDeliveriesBefore(
+  tx: Queryable,
+  organizationId: string,
+  before: number,
+  limit: number,
+): Promise<{
+  deliveries: number;
+  attempts: number;
+  events: number;
+  oldestCreatedAt: number | null;
+  newestCreatedAt: number | null;
+}> {
+  // Parent and children go in one statement: the attempts' foreign key is checked at its end.
+  const [gone] = await tx.query<{
+    deliveries: number;
+    attempts: number;
+    oldest: string | number | null;
+    newest: string | number | null;
+  }>(
+    `WITH doomed AS (
+       SELECT delivery_id FROM webhook_deliveries
+        WHERE organization_id = $1 AND created_at < $2 AND status IN ('delivered', 'dead', 'cancelled')
+        ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED
+     ), gone_attempts AS (
+       DELETE FROM webhook_delivery_attempts a USING doomed d
+        WHERE a.organization_id = $1 AND a.delivery_id = d.delivery_id RETURNING 1
+     ), gone AS (
+       DELETE FROM webhook_deliveries w USING doomed d
+        WHERE w.organization_id = $1 AND w.delivery_id = d.delivery_id RETURNING w.created_at
+     )
+     SELECT (SELECT count(*)::int FROM gone) AS deliveries, (SELECT count(*)::int FROM gone_attempts) AS attempts,
+            (SELECT min(created_at) FROM gone) AS oldest, (SELECT max(created_at) FROM gone) AS newest`,
+    [organizationId, before, limit],
+  );
+  const events = await tx.query(
+    `DELETE FROM webhook_events WHERE organization_id = $1 AND event_id IN (
+       SELECT e.event_id FROM webhook_events e
+        WHERE e.organization_id = $1 AND e.created_at < $2
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.organization_id = $1 AND d.event_id = e.event_id)
+        LIMIT $3 FOR UPDATE SKIP LOCKED)
+     RETURNING event_id`,
+    [organizationId, before, limit],
+  );
+  return {
+    deliveries: gone!.deliveries,
+    attempts: gone!.attempts,
+    events: events.length,
+    oldestCreatedAt: gone!.oldest === null ? null : Number(gone!.oldest),
+    newestCreatedAt: gone!.newest === null ? null : Number(gone!.newest),
+  };
+}
+
+/** How many finished deliveries of the organisation were created before `before` (a dry run's answer). */
+export async function countFinishedDeliveriesBefore(
+  db: Queryable,
+  organizationId: string,
+  before: number,
+): Promise<number> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("organization_id", "=", organizationId)
+      .where("created_at", "<", before)
+      .where("status", "in", ["delivered", "dead", "cancelled"]),
+  );
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,132 @@
+// The records of processing activities over HTTP: the staff routes (/api/v1/staff/ropa/activities…)
+// for a staff session or the organisation's service key, and the partner route
+// GET /api/v1/cross-border/transfers (service key; the `cross_border_api` capability, checked
+// centrally before a handler runs). Every read and write is scoped to the caller's organisation:
+// another organisation's activity is a 404. Writes need admin or dpo (a service key may write).
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../app.js";
+import { serviceOf } from "../http/credentials.js";
+import type { RouteModule } from "../http/app.js";
+import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
+import { unauthorized } from "../lib/failure.js";
+import {
+  activityToWire,
+  createActivity,
+  getActivity,
+  pageActivities,
+  pageCrossBorderTransfers,
+  setActivityArchived,
+  transferToWire,
+  updateActivity,
+  type ActivityActor,
+} from "./activities.js";
+
+const WRITERS = ["admin", "dpo"] as const;
+
+/** The staff session or the organisation's service key of a staff route. */
+function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
+  const credential = request.credential;
+  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
+  throw unauthorized();
+}
+
+const actorOf = (operator: StaffCredential | ServiceCredential): ActivityActor =>
+  operator.kind === "staff"
+    ? { kind: "staff", id: operator.staffId }
+    : { kind: "service", id: operator.apiKeyId };
+
+export const ropaRoutes: RouteModule<AppContext> = ({ db, clock }) => {
+  const setArchived = (request: FastifyRequest & { params: { activityId: string } }, archived: boolean) => {
+    const operator = operatorOf(request);
+    const now = clock.now();
+    return db.transaction(async (tx) =>
+      activityToWire(
+        await setActivityArchived(
+          tx,
+          {
+            organizationId: operator.organizationId,
+            activityId: request.params.activityId,
+            actor: actorOf(operator),
+            archived,
+          },
+          now,
+        ),
+      ),
+    );
+  };
+  return [
+    {
+      operationId: "listProcessingActivities",
+      handler: async (request) => {
+        const { organizationId } = operatorOf(request);
+        const page = await pageActivities(db, organizationId, request.query);
+        return { activities: page.items.map(activityToWire), nextCursor: page.nextCursor };
+      },
+    },
+    {
+      operationId: "createProcessingActivity",
+      roles: WRITERS,
+      idempotency: true,
+      handler: async (request, _reply, tools) => {
+        const operator = operatorOf(request);
+        const now = clock.now();
+        return tools.write(async (tx) =>
+          activityToWire(
+            await createActivity(
+              tx,
+              { organizationId: operator.organizationId, body: request.body, actor: actorOf(operator) },
+              now,
+            ),
+          ),
+        );
+      },
+    },
+    {
+      operationId: "getProcessingActivity",
+      handler: async (request) => {
+        const { organizationId } = operatorOf(request);
+        return activityToWire(await getActivity(db, organizationId, request.params.activityId));
+      },
+    },
+    {
+      operationId: "updateProcessingActivity",
+      roles: WRITERS,
+      handler: async (request) => {
+        const operator = operatorOf(request);
+        const now = clock.now();
+        return db.transaction(async (tx) =>
+          activityToWire(
+            await updateActivity(
+              tx,
+              {
+                organizationId: operator.organizationId,
+                activityId: request.params.activityId,
+                patch: request.body,
+                actor: actorOf(operator),
+              },
+              now,
+            ),
+          ),
+        );
+      },
+    },
+    {
+      operationId: "archiveProcessingActivity",
+      roles: WRITERS,
+      handler: (request) => setArchived(request, true),
+    },
+    {
+      operationId: "restoreProcessingActivity",
+      roles: WRITERS,
+      handler: (request) => setArchived(request, false),
+    },
+    {
+      operationId: "listCrossBorderTransfers",
+      handler: async (request) => {
+        const { organizationId } = serviceOf(request);
+        const page = await pageCrossBorderTransfers(db, organizationId, request.query);
+        return { transfers: page.items.map(transferToWire), nextCursor: page.nextCursor };
+      },
+    },
+  ];
+};

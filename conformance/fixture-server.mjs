@@ -451,6 +451,95 @@ async function signCapture({ deviceId, canonical }) {
   return { signature: signCaptureArtifact(key, canonical) };
 }
 
+/**
+ * Calls one of the server's staff routes as the seeded admin, looked up in the served OpenAPI
+ * document by method and path template, so a helper answers 501 (not a confusing 404 mid-scenario)
+ * until the server serves it. `{name}` segments of the template are filled from `params`.
+ */
+async function staffCall(method, template, { params = {}, query = {}, body } = {}) {
+  const served = (await servedOperations()).find((op) => op.method === method && op.path === template);
+  if (!served) throw new ControlError(501, `the server serves no ${method} ${template}`);
+  let pathname = template.replace(/\{(\w+)\}/g, (_, name) => {
+    if (typeof params[name] !== "string") throw new ControlError(400, `${template} needs ${name}`);
+    return encodeURIComponent(params[name]);
+  });
+  const search = Object.entries(query)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
+    .join("&");
+  if (search) pathname += `?${search}`;
+  const answer = await guardRequest(baseUrl, method, pathname, { body, headers: await staffHeaders() });
+  if (answer.status >= 300) {
+    throw new ControlError(
+      502,
+      `${method} ${pathname} answered ${answer.status} ${JSON.stringify(answer.json)}`,
+    );
+  }
+  return answer.json;
+}
+
+/** A processing activity (RoPA entry), created as a DPO would in the dashboard; the body is the route's. */
+const createProcessingActivity = (body) => staffCall("POST", "/api/v1/staff/ropa/activities", { body });
+
+/** Archives a processing activity: it stays in the register but leaves the cross-border list. */
+const archiveProcessingActivity = ({ activityId }) =>
+  staffCall("POST", "/api/v1/staff/ropa/activities/{activityId}/archive", { params: { activityId } });
+
+/** A breach (or, with `drill: true`, a rehearsal) recorded in the breach register; the body is the route's. */
+const recordBreach = (body) => staffCall("POST", "/api/v1/staff/breaches", { body });
+
+/** An event Guard cannot observe (`account_closed`, `purpose_served`, `interaction`), as the backend reports it. */
+const recordRetentionEvent = (body) => staffCall("POST", "/api/v1/staff/retention/events", { body });
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * A scheduled erasure of the principal `userId` (an externalId the scenario brokered a token for)
+ * under a policy of its own for `purpose`: anchored on `purpose_served`, 1 day, 48 hours' notice.
+ * The purpose is reported served 5 days ago and the policy created through the staff routes; then
+ * one retention sweep (retention/sweep.ts, with the server's own notifier) runs as of
+ * `noticeSentHoursAgo` hours ago (default 49). That sweep schedules the erasure and sends its notice
+ * then, so the erasure is due now when the notice is at least 48 hours old and not due yet when it
+ * is younger: the 48 hours a principal is given cannot be waited for in a test, and the server's
+ * clock is the host's (moving it would move every other scenario's clock too).
+ */
+async function scheduleErasure({ userId, purpose, noticeSentHoursAgo = 49 }) {
+  if (typeof userId !== "string" || typeof purpose !== "string") {
+    throw new ControlError(400, "scheduleErasure needs userId and purpose");
+  }
+  if (!Number.isInteger(noticeSentHoursAgo) || noticeSentHoursAgo < 0) {
+    throw new ControlError(400, "noticeSentHoursAgo must be a non-negative integer");
+  }
+  const now = Date.now();
+  await recordRetentionEvent({ userId, kind: "purpose_served", purpose, occurredAt: now - 120 * HOUR_MS });
+  const policy = await staffCall("POST", "/api/v1/staff/retention/policies", {
+    body: {
+      name: `Conformance: ${purpose}`.slice(0, 200),
+      purpose,
+      anchorEvent: "purpose_served",
+      durationDays: 1,
+      noticeHours: 48,
+    },
+  });
+  const { sweepRetention } = await load("retention/sweep.js");
+  const { WebhookRelayNotifier } = await load("notifications/notifier.js");
+  await sweepRetention(db, new WebhookRelayNotifier(), now - noticeSentHoursAgo * HOUR_MS);
+  const listed = await staffCall("GET", "/api/v1/staff/retention/erasures", {
+    query: { policyId: policy.policyId, userId },
+  });
+  const erasure = listed?.erasures?.[0];
+  if (listed?.erasures?.length !== 1 || typeof erasure?.scheduledErasureId !== "string") {
+    throw new ControlError(502, `the sweep scheduled no single erasure: ${JSON.stringify(listed)}`);
+  }
+  return {
+    policyId: policy.policyId,
+    scheduledErasureId: erasure.scheduledErasureId,
+    status: erasure.status,
+    scheduledFor: erasure.scheduledFor,
+    preNotificationSentAt: erasure.preNotificationSentAt,
+    dueAt: erasure.dueAt,
+  };
+}
+
 const ACTIONS = {
   armFlaky: async ({ responses }) => {
     if (!Array.isArray(responses)) throw new ControlError(400, "armFlaky needs responses: []");
@@ -466,6 +555,11 @@ const ACTIONS = {
   createPrincipal,
   enrollDevice,
   signCapture,
+  createProcessingActivity,
+  archiveProcessingActivity,
+  recordBreach,
+  recordRetentionEvent,
+  scheduleErasure,
   // The server's clock (same host): for a capturedAtClient inside the 7-day skew window.
   now: async () => ({ epochMs: Date.now() }),
 };

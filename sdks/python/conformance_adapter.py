@@ -59,6 +59,10 @@ CLIENT_METHODS: Dict[str, Tuple[str, ...]] = {
     "verifyConsent": ("p",),
     "listGateDecisions": ("k",),
     "listGateAlerts": (),
+    "listDueRetentions": ("k",),
+    "listBreaches": ("k",),
+    "listCrossBorderTransfers": ("k",),
+    "confirmErasureExecuted": ("p", "k"),
     "createOfflineConsentLink": ("k",),
     "syncOfflineCaptures": ("p",),  # the sessions pass through as the devices signed them (camelCase)
     "createPosConsentRequest": ("k",),

@@ -22,6 +22,8 @@ import type {
   AnonymousConsentInput,
   BannerConfig,
   BannerScope,
+  Breach,
+  BreachList,
   BrokeredToken,
   ConsentGateBypassAlert,
   ConsentGateDecision,
@@ -31,8 +33,14 @@ import type {
   ConsentStatusQuery,
   CreateDsrRequestInput,
   CreateGrievanceInput,
+  CrossBorderTransfer,
+  CrossBorderTransferList,
   DsrRequest,
   DsrRequestList,
+  DueRetention,
+  DueRetentionList,
+  ErasureExecution,
+  ErasureExecutionInput,
   GateAlerts,
   GateDecisionList,
   Grievance,
@@ -539,6 +547,112 @@ export class GuardClient {
   ): Promise<IvrConsentArtifactResult> {
     return this.request(
       { method: "POST", path: "/api/v1/offline/ivr", credential: "apiKey", body: input, create: true },
+      options,
+    );
+  }
+
+  // ----- registers (service API key, contract 2.15.0) ----------------------------------------------
+
+  /**
+   * One page of the scheduled erasures whose retention window has elapsed (DPDP s.8(7), r.8): the
+   * principal was told at least 48 hours before, and your backend now erases their data.
+   */
+  async listDueRetentions(params?: PageParams, options?: RequestOptions): Promise<DueRetentionList> {
+    const [page, requestOptions] = pageArguments(params, options);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/retention/due",
+        credential: "apiKey",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every due retention, fetched a page (`params.limit`) at a time. */
+  iterateDueRetentions(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<DueRetention> {
+    return everyItem(
+      params,
+      (page) => this.listDueRetentions(page, options),
+      (page) => page.due,
+    );
+  }
+
+  /** One page of the breach register (s.8(6)); drills are never listed. */
+  async listBreaches(params?: PageParams, options?: RequestOptions): Promise<BreachList> {
+    const [page, requestOptions] = pageArguments(params, options);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/breaches",
+        credential: "apiKey",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every breach in the register, fetched a page (`params.limit`) at a time. */
+  iterateBreaches(params: PageParams = {}, options?: RequestOptions): AsyncGenerator<Breach> {
+    return everyItem(
+      params,
+      (page) => this.listBreaches(page, options),
+      (page) => page.breaches,
+    );
+  }
+
+  /**
+   * One page of the active processing activities declared as crossing borders (s.16); archived
+   * activities are not listed.
+   */
+  async listCrossBorderTransfers(
+    params?: PageParams,
+    options?: RequestOptions,
+  ): Promise<CrossBorderTransferList> {
+    const [page, requestOptions] = pageArguments(params, options);
+    return this.request(
+      {
+        method: "GET",
+        path: "/api/v1/cross-border/transfers",
+        credential: "apiKey",
+        query: { limit: page.limit, cursor: page.cursor },
+      },
+      requestOptions,
+    );
+  }
+
+  /** Every active cross-border entry, fetched a page (`params.limit`) at a time. */
+  iterateCrossBorderTransfers(
+    params: PageParams = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<CrossBorderTransfer> {
+    return everyItem(
+      params,
+      (page) => this.listCrossBorderTransfers(page, options),
+      (page) => page.transfers,
+    );
+  }
+
+  /**
+   * Confirms that your backend erased the data of a due retention (from `listDueRetentions`): on
+   * the audit chain and as the `retention.erasure_executed` webhook event. `executedAt` defaults to
+   * the server's now. Safe to repeat: a repeat answers the first confirmation. A cancelled, held or
+   * not-yet-due erasure is `409 CONFLICT`; an unknown id `404`.
+   */
+  confirmErasureExecuted(
+    scheduledErasureId: string,
+    input: ErasureExecutionInput = {},
+    options?: RequestOptions,
+  ): Promise<ErasureExecution> {
+    return this.request(
+      {
+        method: "POST",
+        path: `/api/v1/retention/erasures/${segment(scheduledErasureId)}/executed`,
+        credential: "apiKey",
+        body: input,
+        naturallyIdempotent: true,
+      },
       options,
     );
   }

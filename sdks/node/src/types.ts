@@ -82,3 +82,22 @@ export type IvrConsentArtifactInput = Schemas["IvrConsentArtifact"];
 export type IvrConsentArtifactResult = ResponseBody<"recordIvrConsentArtifact", 201>;
 /** `{ withdrawn, alreadyWithdrawn }`: the token's consents withdrawn now, and those withdrawn before. */
 export type WithdrawalByTokenResult = ResponseBody<"withdrawConsentByToken", 200>;
+
+// ----- registers (contract 2.15.0, tag `registers`) ------------------------------------------------
+
+/** A scheduled erasure whose retention window has elapsed: erase the principal's data, then confirm. */
+export type DueRetention = Schemas["DueRetention"];
+/** `{ due, nextCursor }`. */
+export type DueRetentionList = ResponseBody<"listDueRetentions", 200>;
+/** One entry of the breach register (drills excluded). */
+export type Breach = Schemas["Breach"];
+/** `{ breaches, nextCursor }`. */
+export type BreachList = ResponseBody<"listBreaches", 200>;
+/** An active processing activity declared as crossing borders. */
+export type CrossBorderTransfer = Schemas["CrossBorderTransfer"];
+/** `{ transfers, nextCursor }`. */
+export type CrossBorderTransferList = ResponseBody<"listCrossBorderTransfers", 200>;
+/** `{ executedAt? }`: when the data was erased (epoch ms; default the server's now). */
+export type ErasureExecutionInput = RequestBody<"confirmRetentionErasureExecuted">;
+/** `{ scheduledErasureId, status: "executed", executedAt }`, the first confirmation on a repeat. */
+export type ErasureExecution = ResponseBody<"confirmRetentionErasureExecuted", 200>;

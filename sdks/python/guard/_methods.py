@@ -15,6 +15,8 @@ from ._models import (
     AnonymousConsent,
     AnonymousConsentLink,
     BannerConfig,
+    Breach,
+    BreachList,
     BrokeredToken,
     ConsentGateAlerts,
     ConsentGateBypassAlert,
@@ -23,8 +25,13 @@ from ._models import (
     ConsentGateVerdict,
     ConsentRecord,
     ConsentStatus,
+    CrossBorderTransfer,
+    CrossBorderTransferList,
     DsrRequest,
     DsrRequestList,
+    DueRetention,
+    DueRetentionList,
+    ErasureExecution,
     Grievance,
     GrievanceList,
     IvrConsentArtifactResult,
@@ -265,6 +272,107 @@ class SyncMethods(ClientCore):
             page_cursor = page.get("nextCursor")
             if page_cursor is None:
                 return
+
+    def list_due_retentions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> DueRetentionList:
+        """Scheduled erasures whose retention window has elapsed (DPDP s.8(7), r.8), under ``due``, a
+        page at a time: the principal was told at least 48 hours before; your backend now erases."""
+        return self._call("listDueRetentions", {"limit": limit, "cursor": cursor}, request_options)
+
+    def iter_due_retentions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[DueRetention]:
+        """Every item of :meth:`list_due_retentions`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_due_retentions(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["due"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    def list_breaches(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> BreachList:
+        """The breach register (s.8(6)), drills excluded, under ``breaches``, a page at a time."""
+        return self._call("listBreaches", {"limit": limit, "cursor": cursor}, request_options)
+
+    def iter_breaches(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[Breach]:
+        """Every item of :meth:`list_breaches`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_breaches(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["breaches"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    def list_cross_border_transfers(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> CrossBorderTransferList:
+        """Active processing activities declared as crossing borders (s.16), archived ones excluded,
+        under ``transfers``, a page at a time."""
+        return self._call("listCrossBorderTransfers", {"limit": limit, "cursor": cursor}, request_options)
+
+    def iter_cross_border_transfers(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> Iterator[CrossBorderTransfer]:
+        """Every item of :meth:`list_cross_border_transfers`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = self.list_cross_border_transfers(limit=limit, cursor=page_cursor, request_options=request_options)
+            yield from page["transfers"]
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    def confirm_erasure_executed(
+        self,
+        scheduled_erasure_id: str,
+        *,
+        executed_at: Optional[int] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ErasureExecution:
+        """Confirm that your backend erased the data of a due retention (from
+        :meth:`list_due_retentions`): recorded on the audit chain and raised as the
+        ``retention.erasure_executed`` webhook event. ``executed_at`` (epoch ms) defaults to the
+        server's now. Safe to repeat: a repeat answers the first confirmation. A cancelled, held or
+        not-yet-due erasure is ``409 CONFLICT``; an unknown id ``404``."""
+        return self._call(
+            "confirmErasureExecuted",
+            {"scheduled_erasure_id": scheduled_erasure_id, "executed_at": executed_at},
+            request_options,
+        )
 
     def create_offline_consent_link(
         self,
@@ -713,6 +821,114 @@ class AsyncMethods(ClientCore):
             page_cursor = page.get("nextCursor")
             if page_cursor is None:
                 return
+
+    async def list_due_retentions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> DueRetentionList:
+        """Scheduled erasures whose retention window has elapsed (DPDP s.8(7), r.8), under ``due``, a
+        page at a time: the principal was told at least 48 hours before; your backend now erases."""
+        return await self._call("listDueRetentions", {"limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_due_retentions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[DueRetention]:
+        """Every item of :meth:`list_due_retentions`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_due_retentions(limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["due"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    async def list_breaches(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> BreachList:
+        """The breach register (s.8(6)), drills excluded, under ``breaches``, a page at a time."""
+        return await self._call("listBreaches", {"limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_breaches(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[Breach]:
+        """Every item of :meth:`list_breaches`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_breaches(limit=limit, cursor=page_cursor, request_options=request_options)
+            for item in page["breaches"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    async def list_cross_border_transfers(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> CrossBorderTransferList:
+        """Active processing activities declared as crossing borders (s.16), archived ones excluded,
+        under ``transfers``, a page at a time."""
+        return await self._call("listCrossBorderTransfers", {"limit": limit, "cursor": cursor}, request_options)
+
+    async def iter_cross_border_transfers(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> AsyncIterator[CrossBorderTransfer]:
+        """Every item of :meth:`list_cross_border_transfers`, page after page (``limit`` is the page size,
+        ``cursor`` a ``nextCursor`` to start from). Each page is one request, retried on its own."""
+        page_cursor = cursor
+        while True:
+            page = await self.list_cross_border_transfers(
+                limit=limit,
+                cursor=page_cursor,
+                request_options=request_options,
+            )
+            for item in page["transfers"]:
+                yield item
+            page_cursor = page.get("nextCursor")
+            if page_cursor is None:
+                return
+
+    async def confirm_erasure_executed(
+        self,
+        scheduled_erasure_id: str,
+        *,
+        executed_at: Optional[int] = None,
+        request_options: Optional[RequestOptions] = None,
+    ) -> ErasureExecution:
+        """Confirm that your backend erased the data of a due retention (from
+        :meth:`list_due_retentions`): recorded on the audit chain and raised as the
+        ``retention.erasure_executed`` webhook event. ``executed_at`` (epoch ms) defaults to the
+        server's now. Safe to repeat: a repeat answers the first confirmation. A cancelled, held or
+        not-yet-due erasure is ``409 CONFLICT``; an unknown id ``404``."""
+        return await self._call(
+            "confirmErasureExecuted",
+            {"scheduled_erasure_id": scheduled_erasure_id, "executed_at": executed_at},
+            request_options,
+        )
 
     async def create_offline_consent_link(
         self,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
 
-CONTRACT_VERSION = "1.11.0"
-OPENAPI_DESCRIPTION_VERSION = "2.14.0"
+CONTRACT_VERSION = "1.12.0"
+OPENAPI_DESCRIPTION_VERSION = "2.15.0"
 
 # Every code /api/v1 can return, in catalog order (ApiError.code x-guard-codes). GuardApiError.code
 # may also hold a code a newer server added: compare with these, never assume the set is closed.
@@ -405,6 +405,112 @@ class ConsentGateAlerts(TypedDict):
     nextCursor: Optional[str]
 
 
+class _DueRetentionRequired(TypedDict):
+    scheduledErasureId: str
+    userId: str
+    # Epoch ms the retention window elapsed.
+    scheduledFor: int
+    reason: str
+
+
+class DueRetention(_DueRetentionRequired, total=False):
+    # Epoch ms the principal was told of the coming erasure.
+    preNotificationSentAt: int
+    # The retention policy the erasure is under. Added in 2.15.0.
+    policyId: str
+    # Epoch ms the erasure became due (the later of `scheduledFor` and the notice plus its notice
+    # hours). Added in 2.15.0.
+    dueAt: int
+
+
+class DueRetentionList(TypedDict):
+    due: List[DueRetention]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
+
+
+class _BreachRequired(TypedDict):
+    breachId: str
+    description: str
+    # Epoch ms the breach was discovered.
+    discoveredAt: int
+    status: Literal["reported_user_pending", "reported_user_done", "reported_board_pending", "reported_board_done"]
+
+
+class Breach(_BreachRequired, total=False):
+    # Epoch ms.
+    reportedToUserAt: int
+    # Epoch ms.
+    reportedToBoardAt: int
+    # Epoch ms.
+    detailedReportSubmittedAt: int
+    # Epoch ms.
+    certInReportSubmittedAt: int
+    mitigation: str
+    # Epoch ms the breach occurred, when known. Added in 2.15.0.
+    occurredAt: int
+    # Epoch ms by which every affected principal is to be told (r.7(1), "without delay"; the window
+    # chosen when the breach was recorded, at most 72 hours after discovery). Added in 2.15.0.
+    principalNotificationDueAt: int
+    # Epoch ms the detailed report to the Board is due (discovery + 72 hours, r.7(2)(b)). Added in
+    # 2.15.0.
+    boardReportDueAt: int
+
+
+class BreachList(TypedDict):
+    breaches: List[Breach]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
+
+
+class _ProcessingActivityRecipientRequired(TypedDict):
+    # The processor's, recipient's or joint fiduciary's name. Not only whitespace.
+    name: str
+    role: Literal["processor", "recipient", "joint_fiduciary"]
+
+
+class ProcessingActivityRecipient(_ProcessingActivityRecipientRequired, total=False):
+    """Who receives the activity's data besides the fiduciary. Added in 2.15.0."""
+
+    # Where the recipient processes the data. A country other than `IN` must be among the activity's
+    # `destinationCountries`.
+    country: str
+
+
+class _CrossBorderTransferRequired(TypedDict):
+    activityId: str
+    activityName: str
+    purpose: str
+    dataCategories: List[str]
+    legalBasis: Literal["consent", "deemed_consent", "legal_obligation", "vital_interest", "public_task"]
+    # Epoch ms the processing-activity entry was created.
+    createdAt: int
+
+
+class CrossBorderTransfer(_CrossBorderTransferRequired, total=False):
+    # The countries outside India the data goes to (ISO 3166-1 alpha-2). Added in 2.15.0.
+    destinationCountries: List[str]
+    # The activity's processors, recipients and joint fiduciaries. Added in 2.15.0.
+    recipients: List[ProcessingActivityRecipient]
+    # Where the data is kept, as the fiduciary describes it. Added in 2.15.0.
+    storageLocation: str
+
+
+class CrossBorderTransferList(TypedDict):
+    transfers: List[CrossBorderTransfer]
+    # Pass it back as `cursor` to read the next page of the same list (same filters); `null` on
+    # the last page. Opaque: its form may change in any release.
+    nextCursor: Optional[str]
+
+
+class ErasureExecution(TypedDict):
+    scheduledErasureId: str
+    status: Literal["executed"]
+    executedAt: int
+
+
 class _OfflineConsentLinkRequired(TypedDict):
     linkId: str
     # Opaque token that resolves at `/offline-consent/{token}` on the deployment's origin; render that
@@ -555,6 +661,10 @@ RESPONSE_TYPES: Dict[str, str] = {
     "verifyConsentGate": "ConsentGateVerdict",
     "listConsentGateDecisions": "ConsentGateDecisionList",
     "listConsentGateBypassAlerts": "ConsentGateAlerts",
+    "listDueRetentions": "DueRetentionList",
+    "listBreaches": "BreachList",
+    "listCrossBorderTransfers": "CrossBorderTransferList",
+    "confirmRetentionErasureExecuted": "ErasureExecution",
     "createOfflineConsentLink": "OfflineConsentLink",
     "syncOfflineCaptures": "OfflineCaptureSyncResult",
     "createPosConsentRequest": "PosConsentRequest",
@@ -570,6 +680,8 @@ __all__ = [
     "AnonymousConsentLink",
     "AnonymousConsentLinkNeedsReconsentItem",
     "BannerConfig",
+    "Breach",
+    "BreachList",
     "BrokeredToken",
     "ConsentGateAlerts",
     "ConsentGateBypassAlert",
@@ -580,8 +692,13 @@ __all__ = [
     "ConsentStatus",
     "ConsentStatusEntry",
     "ConsentStatusPrincipal",
+    "CrossBorderTransfer",
+    "CrossBorderTransferList",
     "DsrRequest",
     "DsrRequestList",
+    "DueRetention",
+    "DueRetentionList",
+    "ErasureExecution",
     "Grievance",
     "GrievanceList",
     "IvrConsentArtifactResult",
@@ -599,6 +716,7 @@ __all__ = [
     "OfflineConsentLink",
     "OrgSummary",
     "PosConsentRequest",
+    "ProcessingActivityRecipient",
     "WithdrawalByTokenResult",
     "WithdrawalByTokenResultWithdrawnItem",
 ]

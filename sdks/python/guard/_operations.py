@@ -391,6 +391,66 @@ OPERATIONS: Dict[str, Operation] = _table(
         pages="alerts",
         item_type="ConsentGateBypassAlert",
     ),
+    # ----- registers (contract 2.15.0, tag ``registers``) -----
+    Operation(
+        "listDueRetentions",
+        "listDueRetentions",
+        "GET",
+        "/api/v1/retention/due",
+        API_KEY,
+        params=PAGE_PARAMS,
+        doc=(
+            "Scheduled erasures whose retention window has elapsed (DPDP s.8(7), r.8), under ``due``, a\n"
+            "page at a time: the principal was told at least 48 hours before; your backend now erases."
+        ),
+        pages="due",
+        item_type="DueRetention",
+    ),
+    Operation(
+        "listBreaches",
+        "listBreaches",
+        "GET",
+        "/api/v1/breaches",
+        API_KEY,
+        params=PAGE_PARAMS,
+        doc="The breach register (s.8(6)), drills excluded, under ``breaches``, a page at a time.",
+        pages="breaches",
+        item_type="Breach",
+    ),
+    Operation(
+        "listCrossBorderTransfers",
+        "listCrossBorderTransfers",
+        "GET",
+        "/api/v1/cross-border/transfers",
+        API_KEY,
+        params=PAGE_PARAMS,
+        doc=(
+            "Active processing activities declared as crossing borders (s.16), archived ones excluded,\n"
+            "under ``transfers``, a page at a time."
+        ),
+        pages="transfers",
+        item_type="CrossBorderTransfer",
+    ),
+    # Idempotent by contract: a repeat answers the first confirmation.
+    Operation(
+        "confirmErasureExecuted",
+        "confirmRetentionErasureExecuted",
+        "POST",
+        "/api/v1/retention/erasures/{scheduledErasureId}/executed",
+        API_KEY,
+        idempotent_by_contract=True,
+        params=(
+            Param("scheduledErasureId", PATH, positional=True),
+            Param("executedAt", BODY, "int", optional=True),
+        ),
+        doc=(
+            "Confirm that your backend erased the data of a due retention (from\n"
+            ":meth:`list_due_retentions`): recorded on the audit chain and raised as the\n"
+            "``retention.erasure_executed`` webhook event. ``executed_at`` (epoch ms) defaults to the\n"
+            "server's now. Safe to repeat: a repeat answers the first confirmation. A cancelled, held or\n"
+            "not-yet-due erasure is ``409 CONFLICT``; an unknown id ``404``."
+        ),
+    ),
     # ----- offline and assisted capture (contract 2.14.0, tag ``offline``) -----
     Operation(
         "createOfflineConsentLink",

@@ -51,6 +51,10 @@ INLINE_RESPONSE_NAMES = {
     "createPosConsentRequest": "PosConsentRequest",
     "recordIvrConsentArtifact": "IvrConsentArtifactResult",
     "withdrawConsentByToken": "WithdrawalByTokenResult",
+    "listDueRetentions": "DueRetentionList",
+    "listBreaches": "BreachList",
+    "listCrossBorderTransfers": "CrossBorderTransferList",
+    "confirmRetentionErasureExecuted": "ErasureExecution",
 }
 
 # Component schemas a method takes as an argument whole (not expanded into keyword arguments), so

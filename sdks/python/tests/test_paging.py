@@ -46,6 +46,9 @@ def test_the_paged_lists_are_the_contracts_list_routes() -> None:
         "listGrievances",
         "listGateDecisions",
         "listGateAlerts",
+        "listDueRetentions",
+        "listBreaches",
+        "listCrossBorderTransfers",
     }
     assert {operation.iterator_name for operation in PAGED} == {
         "iter_notices",
@@ -53,6 +56,9 @@ def test_the_paged_lists_are_the_contracts_list_routes() -> None:
         "iter_grievances",
         "iter_gate_decisions",
         "iter_gate_alerts",
+        "iter_due_retentions",
+        "iter_breaches",
+        "iter_cross_border_transfers",
     }
 
 

@@ -8,6 +8,8 @@ import ai.guard.server.models.AnonymousConsent
 import ai.guard.server.models.AnonymousConsentInput
 import ai.guard.server.models.BannerConfig
 import ai.guard.server.models.BannerConfigQuery
+import ai.guard.server.models.Breach
+import ai.guard.server.models.BreachList
 import ai.guard.server.models.BrokeredToken
 import ai.guard.server.models.ConsentGateAlertList
 import ai.guard.server.models.ConsentGateDecisionList
@@ -18,8 +20,14 @@ import ai.guard.server.models.ConsentStatusQuery
 import ai.guard.server.models.CreateDsrRequestInput
 import ai.guard.server.models.CreateGrievanceInput
 import ai.guard.server.models.CreateOfflineConsentLinkInput
+import ai.guard.server.models.CrossBorderTransfer
+import ai.guard.server.models.CrossBorderTransferList
 import ai.guard.server.models.DsrRequest
 import ai.guard.server.models.DsrRequestList
+import ai.guard.server.models.DueRetention
+import ai.guard.server.models.DueRetentionList
+import ai.guard.server.models.ErasureExecution
+import ai.guard.server.models.ErasureExecutionInput
 import ai.guard.server.models.GateDecisionsQuery
 import ai.guard.server.models.Grievance
 import ai.guard.server.models.GrievanceList
@@ -338,6 +346,67 @@ public class GuardClient private constructor(builder: Builder) : AutoCloseable {
             IvrConsentArtifactResult.serializer(),
             options,
         )
+
+    // ----- registers (service API key, contract 2.15.0) -------------------------------------------
+
+    /**
+     * Scheduled erasures whose retention window has elapsed (DPDP s.8(7), r.8), a page at a time: the
+     * principal was told at least 48 hours before, and your backend now erases their data.
+     */
+    @JvmOverloads
+    public fun listDueRetentions(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): DueRetentionList =
+        request(Op.get("/api/v1/retention/due", Credential.API_KEY, page.params()), DueRetentionList.serializer(), options)
+
+    /** Every due retention, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateDueRetentions(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<DueRetention> =
+        pages(page) { listDueRetentions(it, options).let { list -> list.due to list.nextCursor } }
+
+    /** The breach register (s.8(6)), drills excluded, a page at a time. */
+    @JvmOverloads
+    public fun listBreaches(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): BreachList =
+        request(Op.get("/api/v1/breaches", Credential.API_KEY, page.params()), BreachList.serializer(), options)
+
+    /** Every breach in the register, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateBreaches(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<Breach> =
+        pages(page) { listBreaches(it, options).let { list -> list.breaches to list.nextCursor } }
+
+    /** Active processing activities declared as crossing borders (s.16), archived ones excluded, a page at a time. */
+    @JvmOverloads
+    public fun listCrossBorderTransfers(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): CrossBorderTransferList =
+        request(Op.get("/api/v1/cross-border/transfers", Credential.API_KEY, page.params()), CrossBorderTransferList.serializer(), options)
+
+    /** Every active cross-border entry, fetching page after page as the iteration reaches it. */
+    @JvmOverloads
+    public fun iterateCrossBorderTransfers(page: PageQuery = PageQuery.FIRST, options: RequestOptions = RequestOptions.NONE): Iterable<CrossBorderTransfer> =
+        pages(page) { listCrossBorderTransfers(it, options).let { list -> list.transfers to list.nextCursor } }
+
+    /**
+     * Confirms that your backend erased the data of a due retention (from [listDueRetentions]): on
+     * the audit chain and as the `retention.erasure_executed` webhook event. A null `executedAt`
+     * means the server's now. Retried like a read: a repeat answers the first confirmation. A
+     * cancelled, held or not-yet-due erasure is `409 CONFLICT`; an unknown id `404`.
+     */
+    @JvmOverloads
+    public fun confirmErasureExecuted(
+        scheduledErasureId: String,
+        input: ErasureExecutionInput = ErasureExecutionInput(),
+        options: RequestOptions = RequestOptions.NONE,
+    ): ErasureExecution = request(
+        Op.post(
+            "/api/v1/retention/erasures/${segment(scheduledErasureId)}/executed",
+            Credential.API_KEY,
+            GuardJson.encodeToJsonElement(ErasureExecutionInput.serializer(), input),
+            naturallyIdempotent = true,
+        ),
+        ErasureExecution.serializer(),
+        options,
+    )
+
+    /** [confirmErasureExecuted] at the server's now, with per-request options. */
+    public fun confirmErasureExecuted(scheduledErasureId: String, options: RequestOptions): ErasureExecution =
+        confirmErasureExecuted(scheduledErasureId, ErasureExecutionInput(), options)
 
     // ----- principal access token ---------------------------------------------------------------
 

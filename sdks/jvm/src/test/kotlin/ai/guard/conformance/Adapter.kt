@@ -234,6 +234,13 @@ private fun optionalObject(args: List<JsonElement>, index: Int): JsonObject = ar
 
 private fun string(args: List<JsonElement>, index: Int): String = args.getOrNull(index)?.let { text(it) } ?: throw StepFailure("argument ${index + 1} is missing")
 
+/** A list method's optional `{limit?, cursor?}` argument. */
+private fun pageQuery(call: String, args: List<JsonElement>): ai.guard.server.models.PageQuery {
+    val q = optionalObject(args, 0)
+    (q.keys - setOf("limit", "cursor")).firstOrNull()?.let { throw StepFailure("unknown $call key $it") }
+    return ai.guard.server.models.PageQuery(q["limit"]?.let { text(it).toInt() }, q["cursor"]?.takeIf { it !is JsonNull }?.let { text(it) })
+}
+
 /** Client methods and how many positional arguments come before the per-request options. */
 private val ARITY = mapOf(
     "getOrganization" to 1, "getNotices" to 1, "getNotice" to 1, "getBannerConfig" to 2, "giveAnonymousConsent" to 1,
@@ -241,7 +248,8 @@ private val ARITY = mapOf(
     "createGrievance" to 1, "getNomination" to 0, "upsertNomination" to 1, "revokeNomination" to 0, "recordConsent" to 1,
     "getConsent" to 1, "withdrawConsent" to 1, "getConsentStatus" to 1, "verifyConsent" to 1, "listGateDecisions" to 1,
     "listGateAlerts" to 0, "createOfflineConsentLink" to 1, "syncOfflineCaptures" to 1, "createPosConsentRequest" to 1,
-    "recordIvrConsentArtifact" to 1, "withdrawConsentByToken" to 1,
+    "recordIvrConsentArtifact" to 1, "withdrawConsentByToken" to 1, "listDueRetentions" to 1, "listBreaches" to 1,
+    "listCrossBorderTransfers" to 1, "confirmErasureExecuted" to 2,
 )
 
 private fun auditInput(value: JsonElement): AuditHashInput {
@@ -368,6 +376,23 @@ private fun callSdk(step: JsonObject, scope: Scope): JsonElement {
             )
         }
         "listGateAlerts" -> encode(ai.guard.server.models.ConsentGateAlertList.serializer(), client.listGateAlerts(options))
+        "listDueRetentions" -> encode(ai.guard.server.models.DueRetentionList.serializer(), client.listDueRetentions(pageQuery(call, args), options))
+        "listBreaches" -> encode(ai.guard.server.models.BreachList.serializer(), client.listBreaches(pageQuery(call, args), options))
+        "listCrossBorderTransfers" -> encode(
+            ai.guard.server.models.CrossBorderTransferList.serializer(),
+            client.listCrossBorderTransfers(pageQuery(call, args), options),
+        )
+        "confirmErasureExecuted" -> {
+            val input = optionalObject(args, 1)
+            encode(
+                ai.guard.server.models.ErasureExecution.serializer(),
+                client.confirmErasureExecuted(
+                    string(args, 0),
+                    decode(ai.guard.server.models.ErasureExecutionInput.serializer(), input, "ErasureExecutionInput"),
+                    options,
+                ),
+            )
+        }
         "createOfflineConsentLink" -> encode(
             ai.guard.server.models.OfflineConsentLink.serializer(),
             client.createOfflineConsentLink(decode(ai.guard.server.models.CreateOfflineConsentLinkInput.serializer(), args[0], "CreateOfflineConsentLinkInput"), options),

@@ -5,6 +5,7 @@ import ai.guard.server.models.AnonymousConsent
 import ai.guard.server.models.AnonymousConsentInput
 import ai.guard.server.models.BannerConfig
 import ai.guard.server.models.BannerConfigQuery
+import ai.guard.server.models.BreachList
 import ai.guard.server.models.BrokeredToken
 import ai.guard.server.models.ConsentGateAlertList
 import ai.guard.server.models.ConsentGateDecisionList
@@ -16,6 +17,10 @@ import ai.guard.server.models.CreateDsrRequestInput
 import ai.guard.server.models.CreateGrievanceInput
 import ai.guard.server.models.DsrRequest
 import ai.guard.server.models.DsrRequestList
+import ai.guard.server.models.DueRetentionList
+import ai.guard.server.models.ErasureExecution
+import ai.guard.server.models.ErasureExecutionInput
+import ai.guard.server.models.PageQuery
 import ai.guard.server.models.GateDecisionsQuery
 import ai.guard.server.models.Grievance
 import ai.guard.server.models.GrievanceList
@@ -28,6 +33,7 @@ import ai.guard.server.models.NoticeList
 import ai.guard.server.models.OrgSummary
 import ai.guard.server.models.RecordConsentInput
 import ai.guard.server.models.CreateOfflineConsentLinkInput
+import ai.guard.server.models.CrossBorderTransferList
 import ai.guard.server.models.IvrConsentArtifactInput
 import ai.guard.server.models.IvrConsentArtifactResult
 import ai.guard.server.models.OfflineCaptureBatch
@@ -156,6 +162,10 @@ class ContractTest {
         Triple("createPosConsentRequest", "201", PosConsentRequest.serializer()),
         Triple("recordIvrConsentArtifact", "201", IvrConsentArtifactResult.serializer()),
         Triple("withdrawConsentByToken", "200", WithdrawalByTokenResult.serializer()),
+        Triple("listDueRetentions", "200", DueRetentionList.serializer()),
+        Triple("listBreaches", "200", BreachList.serializer()),
+        Triple("listCrossBorderTransfers", "200", CrossBorderTransferList.serializer()),
+        Triple("confirmRetentionErasureExecuted", "200", ErasureExecution.serializer()),
     )
 
     private val requestModels: List<Pair<String, KSerializer<*>>> = listOf(
@@ -168,6 +178,7 @@ class ContractTest {
         "syncOfflineCaptures" to OfflineCaptureBatch.serializer(),
         "createPosConsentRequest" to PosConsentRequestInput.serializer(),
         "recordIvrConsentArtifact" to IvrConsentArtifactInput.serializer(),
+        "confirmRetentionErasureExecuted" to ErasureExecutionInput.serializer(),
     )
 
     @TestFactory
@@ -358,6 +369,10 @@ class ContractTest {
         Expected("createPosConsentRequest", { it.createPosConsentRequest(PosConsentRequestInput("ntc_1", "p", listOf("phone"), "+91 98765 43210")) }, """{"requestId":"pos_1","token":"t","expiresAt":1}""", 201),
         Expected("recordIvrConsentArtifact", { it.recordIvrConsentArtifact(IvrConsentArtifactInput("ntc_1", "call", "s3://r", "en", "1", "h", 1, "sig", "p", listOf("phone"), "transcript")) }, """{"artifactId":"ivr_1","accepted":true,"consentId":"cns_1"}""", 201),
         Expected("withdrawConsentByToken", { it.withdrawConsentByToken("wdt_1") }, """{"withdrawn":[],"alreadyWithdrawn":[]}"""),
+        Expected("listDueRetentions", { it.listDueRetentions(PageQuery(5, "c")) }, """{"due":[],"nextCursor":null}"""),
+        Expected("listBreaches", { it.listBreaches(PageQuery(5, "c")) }, """{"breaches":[],"nextCursor":null}"""),
+        Expected("listCrossBorderTransfers", { it.listCrossBorderTransfers(PageQuery(5, "c")) }, """{"transfers":[],"nextCursor":null}"""),
+        Expected("confirmRetentionErasureExecuted", { it.confirmErasureExecuted("ser_1", ErasureExecutionInput(5)) }, """{"scheduledErasureId":"ser_1","status":"executed","executedAt":5}"""),
     )
 
     private val session = OfflineCaptureSession(
@@ -373,8 +388,8 @@ class ContractTest {
             .map { it.name }.toSet() - setOf("setAccessToken", "async", "close", "toBuilder", "getBaseUrl", "getTimeout", "getMaxRetries", "builder")
         // The page walkers are each a list method's companion (PagingTest), not calls of their own.
         val walkers = clientMethods.filter { it.startsWith("iterate") }.toSet()
-        assertEquals(setOf("iterateNotices", "iterateDsrRequests", "iterateGrievances", "iterateGateDecisions", "iterateGateAlerts"), walkers)
-        assertEquals(26, (clientMethods - walkers).size, "client methods: $clientMethods")
+        assertEquals(setOf("iterateNotices", "iterateDsrRequests", "iterateGrievances", "iterateGateDecisions", "iterateGateAlerts", "iterateDueRetentions", "iterateBreaches", "iterateCrossBorderTransfers"), walkers)
+        assertEquals(30, (clientMethods - walkers).size, "client methods: $clientMethods")
         assertEquals((clientMethods - walkers).size, calls.size)
     }
 

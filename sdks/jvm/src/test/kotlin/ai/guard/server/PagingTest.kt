@@ -31,6 +31,9 @@ class PagingTest {
         Walker("iterateGrievances", "grievances", "", { it.iterateGrievances(PageQuery(limit = 2)) }),
         Walker("iterateGateDecisions", "decisions", "", { it.iterateGateDecisions(GateDecisionsQuery(limit = 2)) }),
         Walker("iterateGateAlerts", "alerts", ""","windowMs":1,"denyThreshold":3""", { it.iterateGateAlerts(PageQuery(limit = 2)) }),
+        Walker("iterateDueRetentions", "due", "", { it.iterateDueRetentions(PageQuery(limit = 2)) }),
+        Walker("iterateBreaches", "breaches", "", { it.iterateBreaches(PageQuery(limit = 2)) }),
+        Walker("iterateCrossBorderTransfers", "transfers", "", { it.iterateCrossBorderTransfers(PageQuery(limit = 2)) }),
     )
 
     private val items = mapOf(
@@ -39,6 +42,9 @@ class PagingTest {
         "grievances" to """{"grievanceId":"grv_%d","subject":"s","description":"d","status":"open","dueAt":1}""",
         "decisions" to """{"decisionId":"gdc_%d","consentId":"c","apiKeyId":"k","decision":"allow","reason":"consent_active","decidedAt":1}""",
         "alerts" to """{"consentId":"cns_%d","denyCount":3,"firstDeniedAt":1,"lastDeniedAt":2}""",
+        "due" to """{"scheduledErasureId":"ser_%d","userId":"u","scheduledFor":1,"reason":"r"}""",
+        "breaches" to """{"breachId":"brc_%d","description":"d","discoveredAt":1,"status":"reported_user_pending"}""",
+        "transfers" to """{"activityId":"rpa_%d","activityName":"a","purpose":"p","dataCategories":[],"legalBasis":"consent","createdAt":1}""",
     )
 
     @TestFactory

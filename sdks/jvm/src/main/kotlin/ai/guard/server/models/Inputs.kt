@@ -218,3 +218,11 @@ public data class IvrConsentArtifactInput @JvmOverloads constructor(
     public val dataTypes: List<String>,
     public val transcript: String? = null,
 )
+
+// ----- registers (contract 2.15.0) -------------------------------------------------------------------
+
+/** Body of `confirmErasureExecuted`: when the data was erased (epoch ms); null: the server's now. */
+@Serializable
+public data class ErasureExecutionInput @JvmOverloads constructor(
+    public val executedAt: Long? = null,
+)

@@ -322,6 +322,124 @@ public data class ConsentGateAlertList @JvmOverloads constructor(
     public val nextCursor: String? = null,
 )
 
+// ----- registers (contract 2.15.0, tag `registers`) ------------------------------------------------
+
+/**
+ * `DueRetention`: a scheduled erasure whose retention window has elapsed (DPDP s.8(7), r.8). Erase
+ * the principal's data, then confirm the erasure.
+ */
+@Serializable
+public data class DueRetention @JvmOverloads constructor(
+    public val scheduledErasureId: String,
+    /** Your identifier of the principal (their `externalId`). */
+    public val userId: String,
+    /** Epoch ms the retention window elapsed. */
+    public val scheduledFor: Long,
+    public val reason: String,
+    /** Epoch ms the principal was told of the coming erasure. */
+    public val preNotificationSentAt: Long? = null,
+    /** The retention policy the erasure is under. */
+    public val policyId: String? = null,
+    /** Epoch ms the erasure became due (the later of [scheduledFor] and the notice plus its notice hours). */
+    public val dueAt: Long? = null,
+)
+
+/** `{ due, nextCursor }` of `GET /api/v1/retention/due`. */
+@Serializable
+public data class DueRetentionList(
+    public val due: List<DueRetention>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. */
+    public val nextCursor: String?,
+)
+
+/**
+ * `Breach`: one entry of the breach register (s.8(6)); drills are never listed. [status] is one of
+ * [BreachStatuses] (a String: a later release may add values). Times are epoch ms.
+ */
+@Serializable
+public data class Breach @JvmOverloads constructor(
+    public val breachId: String,
+    public val description: String,
+    /** Epoch ms the breach was discovered; the clocks run from it. */
+    public val discoveredAt: Long,
+    public val status: String,
+    public val reportedToUserAt: Long? = null,
+    public val reportedToBoardAt: Long? = null,
+    public val detailedReportSubmittedAt: Long? = null,
+    public val certInReportSubmittedAt: Long? = null,
+    public val mitigation: String? = null,
+    /** Epoch ms the breach occurred, when known. */
+    public val occurredAt: Long? = null,
+    /** Epoch ms by which every affected principal is to be told (r.7(1), "without delay"). */
+    public val principalNotificationDueAt: Long? = null,
+    /** Epoch ms the detailed report to the Board is due (discovery + 72 hours, r.7(2)(b)). */
+    public val boardReportDueAt: Long? = null,
+)
+
+/** The `status` values of a [Breach]: the first obligation still open. */
+public object BreachStatuses {
+    public const val REPORTED_USER_PENDING: String = "reported_user_pending"
+    public const val REPORTED_USER_DONE: String = "reported_user_done"
+    public const val REPORTED_BOARD_PENDING: String = "reported_board_pending"
+    public const val REPORTED_BOARD_DONE: String = "reported_board_done"
+}
+
+/** `{ breaches, nextCursor }` of `GET /api/v1/breaches`. */
+@Serializable
+public data class BreachList(
+    public val breaches: List<Breach>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. */
+    public val nextCursor: String?,
+)
+
+/** `ProcessingActivityRecipient`: who receives an activity's data besides the fiduciary. */
+@Serializable
+public data class ProcessingActivityRecipient @JvmOverloads constructor(
+    public val name: String,
+    /** `processor`, `recipient` or `joint_fiduciary`. */
+    public val role: String,
+    /** Where the recipient processes the data (ISO 3166-1 alpha-2). */
+    public val country: String? = null,
+)
+
+/**
+ * `CrossBorderTransfer`: an active processing activity declared as crossing borders (s.16).
+ * [legalBasis] is `consent`, `deemed_consent`, `legal_obligation`, `vital_interest` or `public_task`.
+ */
+@Serializable
+public data class CrossBorderTransfer @JvmOverloads constructor(
+    public val activityId: String,
+    public val activityName: String,
+    public val purpose: String,
+    public val dataCategories: List<String>,
+    public val legalBasis: String,
+    /** Epoch ms the processing-activity entry was created. */
+    public val createdAt: Long,
+    /** The countries outside India the data goes to (ISO 3166-1 alpha-2). */
+    public val destinationCountries: List<String>? = null,
+    public val recipients: List<ProcessingActivityRecipient>? = null,
+    /** Where the data is kept, as the fiduciary describes it. */
+    public val storageLocation: String? = null,
+)
+
+/** `{ transfers, nextCursor }` of `GET /api/v1/cross-border/transfers`. */
+@Serializable
+public data class CrossBorderTransferList(
+    public val transfers: List<CrossBorderTransfer>,
+    /** Pass back as `cursor` (in [ai.guard.server.models.PageQuery]) for the next page; null on the last. */
+    public val nextCursor: String?,
+)
+
+/** The answer of `confirmErasureExecuted`: the first confirmation, also on a repeat. */
+@Serializable
+public data class ErasureExecution(
+    public val scheduledErasureId: String,
+    /** Always `executed`. */
+    public val status: String,
+    /** Epoch ms the data was erased, as first confirmed. */
+    public val executedAt: Long,
+)
+
 /** `OfflineConsentLink`: render `/offline-consent/{token}` on Guard's origin as a QR code. */
 @Serializable
 public data class OfflineConsentLink @JvmOverloads constructor(

@@ -26,6 +26,11 @@ const ConsentLookup = lazy(() => import("./pages/consent-lookup/index.js"));
 const ConsentGate = lazy(() => import("./pages/consent-gate/index.js"));
 const Organisation = lazy(() => import("./pages/organisation/index.js"));
 const Export = lazy(() => import("./pages/export/index.js"));
+const ProcessingActivities = lazy(() => import("./pages/registers/ProcessingActivities.js"));
+const Breaches = lazy(() => import("./pages/registers/Breaches.js"));
+const BreachDetail = lazy(() => import("./pages/registers/BreachDetail.js"));
+const Retention = lazy(() => import("./pages/registers/Retention.js"));
+const Notifications = lazy(() => import("./pages/registers/Notifications.js"));
 
 export const ROUTES: RouteDef[] = [
   { pattern: "/", page: Overview },
@@ -41,6 +46,11 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/consent-gate", page: ConsentGate },
   { pattern: "/organisation", page: Organisation },
   { pattern: "/export", page: Export },
+  { pattern: "/ropa", page: ProcessingActivities },
+  { pattern: "/breaches", page: Breaches },
+  { pattern: "/breaches/:breachId", page: BreachDetail },
+  { pattern: "/retention", page: Retention },
+  { pattern: "/notifications", page: Notifications },
 ];
 
 export interface NavItem {
@@ -66,6 +76,16 @@ export const NAV: NavItem[] = [
   },
   { label: "Consent lookup", to: "/consent-lookup" },
   { label: "Consent Gate", to: "/consent-gate" },
+  {
+    label: "Registers",
+    to: "/ropa",
+    children: [
+      { label: "Records of processing", to: "/ropa" },
+      { label: "Breaches", to: "/breaches" },
+      { label: "Retention", to: "/retention" },
+      { label: "Notifications", to: "/notifications" },
+    ],
+  },
   { label: "Organisation", to: "/organisation" },
   { label: "Export", to: "/export" },
 ];

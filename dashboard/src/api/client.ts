@@ -39,6 +39,12 @@ export const IDEMPOTENT_POSTS = [
   "/api/v1/offline/pos",
   "/api/v1/offline/ivr",
   "/api/v1/staff/devices",
+  "/api/v1/staff/ropa/activities",
+  "/api/v1/staff/breaches",
+  "/api/v1/staff/retention/policies",
+  "/api/v1/staff/retention/holds",
+  "/api/v1/staff/retention/events",
+  "/api/v1/operator/organizations",
 ] as const satisfies readonly PostPathsTakingIdempotencyKey[];
 
 // Fails to compile when the contract gains an idempotent POST this list lacks (`npm run generate`).

@@ -19,6 +19,14 @@ export const WEBHOOK_EVENTS = [
   "nomination.changed",
   "breach.recorded",
   "offline_capture.quarantined",
+  "principal.notification",
+  "breach.principal_notification_due_soon",
+  "breach.principal_notification_overdue",
+  "breach.board_report_due_soon",
+  "breach.board_report_overdue",
+  "retention.pre_notified",
+  "retention.erasure_cancelled",
+  "retention.erasure_executed",
 ] as const satisfies readonly WebhookEventType[];
 
 type MissingEvents = Exclude<WebhookEventType, (typeof WEBHOOK_EVENTS)[number]>;

@@ -1,0 +1,683 @@
+// Retention (issue 27; DPDP Act s.8(7), DPDP Rules 2025 r.8 and the Third Schedule): the policies
+// saying how long data is kept after an anchor event (made from a Third-Schedule preset or by hand;
+// archived when no longer wanted), the legal holds that suspend erasure, and every scheduled erasure
+// in its state. Viewers read only.
+import { useState, type FormEvent } from "react";
+import { api, ok, type Schemas } from "../../api/client.js";
+import { ApiError } from "../../api/errors.js";
+import {
+  ANCHOR_EVENT_LABELS,
+  ERASURE_STATUS_LABELS,
+  formatDays,
+  fromLocalInput,
+} from "../../lib/registers.js";
+import {
+  ConfirmDialog,
+  DataTable,
+  DateTime,
+  ErrorNotice,
+  Field,
+  Notice,
+  Page,
+  unclaimedError,
+  useApi,
+  useCanWrite,
+  useIdempotencyKey,
+  WriteGuard,
+  type Column,
+} from "../../ui/index.js";
+import { PagedBody } from "../integrations/ListStatus.js";
+import { usePagedList, type PagedList } from "../integrations/usePagedList.js";
+import "./registers.css";
+
+type Policy = Schemas["RetentionPolicy"];
+type Preset = Schemas["RetentionPreset"];
+type Hold = Schemas["LegalHold"];
+type Erasure = Schemas["ScheduledErasure"];
+type Anchor = Schemas["RetentionAnchorEvent"];
+type ErasureStatus = Schemas["ScheduledErasureStatus"];
+
+const ANCHORS = Object.keys(ANCHOR_EVENT_LABELS) as Anchor[];
+const ERASURE_STATUSES = Object.keys(ERASURE_STATUS_LABELS) as ErasureStatus[];
+
+export default function RetentionPage() {
+  const [done, setDone] = useState<string | null>(null);
+  const policies = usePagedList(async (cursor) => {
+    const data = await ok(
+      api.GET("/api/v1/staff/retention/policies", { params: { query: { cursor, includeArchived: true } } }),
+    );
+    return { items: data.policies, nextCursor: data.nextCursor };
+  }, []);
+  return (
+    <Page
+      title="Retention"
+      intro="How long personal data is kept once its purpose ends (DPDP Act s.8(7)), the legal holds that suspend erasure, and every erasure Guard has scheduled. Principals are told at least 48 hours before their data is erased (DPDP Rules 2025 r.8(2))."
+    >
+      {done ? <Notice tone="success">{done}</Notice> : null}
+      <PoliciesSection policies={policies} onDone={setDone} />
+      <HoldsSection policies={policies.items} onDone={setDone} />
+      <ErasuresSection policies={policies.items} />
+    </Page>
+  );
+}
+
+function PoliciesSection({
+  policies,
+  onDone,
+}: {
+  policies: PagedList<Policy>;
+  onDone: (message: string) => void;
+}) {
+  const canWrite = useCanWrite();
+  const presets = useApi(() => ok(api.GET("/api/v1/staff/retention/presets")), []);
+  const [archiving, setArchiving] = useState<Policy | null>(null);
+  const columns: Column<Policy>[] = [
+    {
+      key: "name",
+      header: "Policy",
+      rowHeader: true,
+      render: (p) => (
+        <>
+          {p.name} <span className="registers-id">{p.policyId}</span>
+        </>
+      ),
+    },
+    { key: "purpose", header: "Purpose", render: (p) => p.purpose },
+    {
+      key: "window",
+      header: "Kept for",
+      render: (p) =>
+        `${formatDays(p.durationDays)} after ${ANCHOR_EVENT_LABELS[p.anchorEvent].toLowerCase()}`,
+    },
+    { key: "notice", header: "Notice", render: (p) => `${p.noticeHours} h before` },
+    { key: "preset", header: "Preset", render: (p) => p.preset ?? "Custom" },
+    {
+      key: "state",
+      header: "State",
+      render: (p) =>
+        p.archivedAt === null ? (
+          "Active"
+        ) : (
+          <span className="registers-state registers-state-off">
+            Archived <DateTime value={p.archivedAt} />
+          </span>
+        ),
+    },
+  ];
+  if (canWrite)
+    columns.push({
+      key: "actions",
+      header: <span className="visually-hidden">Actions</span>,
+      align: "end",
+      render: (p) =>
+        p.archivedAt === null ? (
+          <button
+            type="button"
+            className="button button-small button-danger"
+            aria-label={`Archive ${p.name}`}
+            onClick={() => setArchiving(p)}
+          >
+            Archive
+          </button>
+        ) : null,
+    });
+  return (
+    <section className="registers-section" aria-labelledby="policies">
+      <h2 id="policies">Policies</h2>
+      <WriteGuard>
+        {presets.error ? (
+          <ErrorNotice error={presets.error} title="Could not load the presets" onRetry={presets.reload} />
+        ) : null}
+        <CreatePolicyForm
+          presets={presets.data?.presets ?? []}
+          onCreated={(p) => {
+            onDone(`The policy “${p.name}” is created as ${p.policyId}.`);
+            policies.reload();
+          }}
+        />
+      </WriteGuard>
+      <PagedBody list={policies} what="policies">
+        <DataTable
+          caption="Retention policies"
+          captionHidden
+          columns={columns}
+          rows={policies.items}
+          rowKey={(p) => p.policyId}
+          empty={<p className="registers-intro">No retention policies yet.</p>}
+        />
+      </PagedBody>
+      <ConfirmDialog
+        open={archiving !== null}
+        title={`Archive the policy “${archiving?.name ?? ""}”?`}
+        confirmLabel="Archive policy"
+        danger
+        onCancel={() => setArchiving(null)}
+        onConfirm={async () => {
+          if (!archiving) return;
+          await ok(
+            api.POST("/api/v1/staff/retention/policies/{policyId}/archive", {
+              params: { path: { policyId: archiving.policyId } },
+            }),
+          );
+          onDone(`The policy “${archiving.name}” is archived; its open erasures are cancelled.`);
+          setArchiving(null);
+          policies.reload();
+        }}
+      >
+        <p>It schedules nothing more and its open erasures are cancelled. It is kept on record.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+const POLICY_FIELDS = [
+  "preset",
+  "name",
+  "purpose",
+  "activityId",
+  "anchorEvent",
+  "durationDays",
+  "noticeHours",
+  "windowFloorAt",
+] as const;
+
+function CreatePolicyForm({ presets, onCreated }: { presets: Preset[]; onCreated: (p: Policy) => void }) {
+  const [preset, setPreset] = useState<"" | Preset["name"]>("");
+  const [name, setName] = useState("");
+  const [target, setTarget] = useState<"purpose" | "activityId">("purpose");
+  const [purpose, setPurpose] = useState("");
+  const [activityId, setActivityId] = useState("");
+  const [anchorEvent, setAnchorEvent] = useState<"" | Anchor>("");
+  const [durationDays, setDurationDays] = useState("");
+  const [noticeHours, setNoticeHours] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const idempotency = useIdempotencyKey();
+  const chosen = presets.find((p) => p.name === preset);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const policy = await ok(
+        api.POST("/api/v1/staff/retention/policies", {
+          body: {
+            ...(preset ? { preset } : {}),
+            ...(name.trim() ? { name: name.trim() } : {}),
+            ...(target === "purpose" ? { purpose: purpose.trim() } : { activityId: activityId.trim() }),
+            ...(anchorEvent ? { anchorEvent } : {}),
+            ...(durationDays.trim() ? { durationDays: Number(durationDays) } : {}),
+            ...(noticeHours.trim() ? { noticeHours: Number(noticeHours) } : {}),
+          },
+          headers: { "Idempotency-Key": idempotency.key },
+        }),
+      );
+      idempotency.renew();
+      setName("");
+      setPurpose("");
+      setActivityId("");
+      setDurationDays("");
+      setNoticeHours("");
+      onCreated(policy);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const fromPreset = (value: string | number | undefined) =>
+    chosen ? `From the preset: ${value}.` : undefined;
+  return (
+    <form className="registers-form" onSubmit={(e) => void submit(e)} aria-label="Create a retention policy">
+      <Field
+        label="Made from"
+        name="preset"
+        error={error}
+        hint={
+          chosen
+            ? `${chosen.title}: ${chosen.appliesTo}`
+            : "A Third-Schedule class fills in the terms; fields you set override it."
+        }
+      >
+        <select value={preset} onChange={(e) => setPreset(e.target.value as "" | Preset["name"])}>
+          <option value="">Custom policy</option>
+          {presets.map((p) => (
+            <option key={p.name} value={p.name}>
+              Third Schedule: {p.title}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label={chosen ? "Name (optional)" : "Name"} name="name" error={error}>
+        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+      </Field>
+      <fieldset>
+        <legend>Covers</legend>
+        <div className="registers-check">
+          <input
+            id="policy-by-purpose"
+            type="radio"
+            name="policy-target"
+            checked={target === "purpose"}
+            onChange={() => setTarget("purpose")}
+          />
+          <label htmlFor="policy-by-purpose">A consent purpose</label>
+        </div>
+        <div className="registers-check">
+          <input
+            id="policy-by-activity"
+            type="radio"
+            name="policy-target"
+            checked={target === "activityId"}
+            onChange={() => setTarget("activityId")}
+          />
+          <label htmlFor="policy-by-activity">A processing activity (its purpose)</label>
+        </div>
+      </fieldset>
+      {target === "purpose" ? (
+        <Field label="Purpose" name="purpose" error={error}>
+          <input value={purpose} onChange={(e) => setPurpose(e.target.value)} maxLength={500} />
+        </Field>
+      ) : (
+        <Field
+          label="Processing activity id"
+          name="activityId"
+          error={error}
+          hint="act_…, from Records of processing."
+        >
+          <input value={activityId} onChange={(e) => setActivityId(e.target.value)} />
+        </Field>
+      )}
+      <Field
+        label="Window starts at"
+        name="anchorEvent"
+        error={error}
+        hint={fromPreset(chosen && ANCHOR_EVENT_LABELS[chosen.anchorEvent])}
+      >
+        <select value={anchorEvent} onChange={(e) => setAnchorEvent(e.target.value as "" | Anchor)}>
+          <option value="">{chosen ? "As the preset says" : "Choose…"}</option>
+          {ANCHORS.map((a) => (
+            <option key={a} value={a}>
+              {ANCHOR_EVENT_LABELS[a]}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field
+        label="Kept for (days)"
+        name="durationDays"
+        error={error}
+        hint={fromPreset(chosen && formatDays(chosen.durationDays))}
+      >
+        <input
+          type="number"
+          min={1}
+          max={36500}
+          value={durationDays}
+          onChange={(e) => setDurationDays(e.target.value)}
+        />
+      </Field>
+      <Field
+        label="Tell the principal (hours before erasure)"
+        name="noticeHours"
+        error={error}
+        hint={fromPreset(chosen?.noticeHours) ?? "At least 48 (r.8(2)); 48 when left empty."}
+      >
+        <input
+          type="number"
+          min={48}
+          max={8760}
+          value={noticeHours}
+          onChange={(e) => setNoticeHours(e.target.value)}
+        />
+      </Field>
+      <ErrorNotice error={unclaimedError(error, POLICY_FIELDS)} title="The policy was not created" />
+      <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+        {busy ? "Creating…" : "Create policy"}
+      </button>
+    </form>
+  );
+}
+
+function HoldsSection({ policies, onDone }: { policies: Policy[]; onDone: (message: string) => void }) {
+  const canWrite = useCanWrite();
+  const [status, setStatus] = useState<"" | "active" | "inactive">("");
+  const holds = usePagedList(
+    async (cursor) => {
+      const data = await ok(
+        api.GET("/api/v1/staff/retention/holds", {
+          params: { query: { cursor, ...(status ? { status } : {}) } },
+        }),
+      );
+      return { items: data.holds, nextCursor: data.nextCursor };
+    },
+    [status],
+  );
+  const [releasing, setReleasing] = useState<Hold | null>(null);
+  const [reason, setReason] = useState("");
+  const [reasonError, setReasonError] = useState<unknown>(undefined);
+  const policyName = (id: string | null) =>
+    id === null ? "Every policy" : (policies.find((p) => p.policyId === id)?.name ?? id);
+  const columns: Column<Hold>[] = [
+    {
+      key: "covers",
+      header: "Covers",
+      rowHeader: true,
+      render: (h) => `${h.userId ?? "Every principal"} · ${policyName(h.policyId)}`,
+    },
+    { key: "basis", header: "Legal basis", render: (h) => `${h.statute}: ${h.citation}` },
+    { key: "placed", header: "Placed", render: (h) => <DateTime value={h.createdAt} /> },
+    {
+      key: "ends",
+      header: "Ends",
+      render: (h) => (h.endsAt === null ? "When released" : <DateTime value={h.endsAt} />),
+    },
+    {
+      key: "state",
+      header: "State",
+      render: (h) =>
+        h.active ? (
+          <span className="registers-state">In force</span>
+        ) : h.releasedAt !== null ? (
+          <span className="registers-state registers-state-off" title={h.releaseReason ?? undefined}>
+            Released <DateTime value={h.releasedAt} />
+          </span>
+        ) : (
+          <span className="registers-state registers-state-off">Ended</span>
+        ),
+    },
+  ];
+  if (canWrite)
+    columns.push({
+      key: "actions",
+      header: <span className="visually-hidden">Actions</span>,
+      align: "end",
+      render: (h) =>
+        h.active ? (
+          <button
+            type="button"
+            className="button button-small"
+            aria-label={`Release hold ${h.holdId}`}
+            onClick={() => {
+              setReason("");
+              setReasonError(undefined);
+              setReleasing(h);
+            }}
+          >
+            Release
+          </button>
+        ) : null,
+    });
+  return (
+    <section className="registers-section" aria-labelledby="holds">
+      <h2 id="holds">Legal holds</h2>
+      <p className="registers-intro">
+        A hold cites the law that requires the data to be kept; while it is in force, the erasures it covers
+        wait.
+      </p>
+      <WriteGuard>
+        <PlaceHoldForm
+          policies={policies.filter((p) => p.archivedAt === null)}
+          onPlaced={(h) => {
+            onDone(`The legal hold ${h.holdId} is in force.`);
+            holds.reload();
+          }}
+        />
+      </WriteGuard>
+      <form className="registers-filters" aria-label="Hold filters" onSubmit={(e) => e.preventDefault()}>
+        <div className="field">
+          <label htmlFor="hold-status">Show</label>
+          <select
+            id="hold-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as "" | "active" | "inactive")}
+          >
+            <option value="">All holds</option>
+            <option value="active">In force</option>
+            <option value="inactive">Released or ended</option>
+          </select>
+        </div>
+      </form>
+      <PagedBody list={holds} what="holds">
+        <DataTable
+          caption="Legal holds"
+          captionHidden
+          columns={columns}
+          rows={holds.items}
+          rowKey={(h) => h.holdId}
+          empty={<p className="registers-intro">No legal holds.</p>}
+        />
+      </PagedBody>
+      <ConfirmDialog
+        open={releasing !== null}
+        title="Release the legal hold?"
+        confirmLabel="Release hold"
+        onCancel={() => setReleasing(null)}
+        onConfirm={async () => {
+          if (!releasing) return;
+          setReasonError(undefined);
+          try {
+            await ok(
+              api.POST("/api/v1/staff/retention/holds/{holdId}/release", {
+                params: { path: { holdId: releasing.holdId } },
+                body: { reason: reason.trim() },
+              }),
+            );
+          } catch (caught) {
+            if (caught instanceof ApiError && caught.field === "reason") {
+              setReasonError(caught);
+              return;
+            }
+            throw caught;
+          }
+          onDone(`The legal hold ${releasing.holdId} is released; its erasures proceed after notice.`);
+          setReleasing(null);
+          holds.reload();
+        }}
+      >
+        <p>
+          The erasures it suspended proceed: each principal is told first, and erased after the notice period.
+        </p>
+        <Field label="Reason" name="reason" error={reasonError} hint="Kept in the audit trail.">
+          <textarea value={reason} onChange={(e) => setReason(e.target.value)} rows={2} maxLength={500} />
+        </Field>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+const HOLD_FIELDS = ["userId", "policyId", "statute", "citation", "endsAt"] as const;
+
+function PlaceHoldForm({ policies, onPlaced }: { policies: Policy[]; onPlaced: (h: Hold) => void }) {
+  const [userId, setUserId] = useState("");
+  const [policyId, setPolicyId] = useState("");
+  const [statute, setStatute] = useState("");
+  const [citation, setCitation] = useState("");
+  const [endsAt, setEndsAt] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const idempotency = useIdempotencyKey();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    const ends = fromLocalInput(endsAt);
+    try {
+      const hold = await ok(
+        api.POST("/api/v1/staff/retention/holds", {
+          body: {
+            ...(userId.trim() ? { userId: userId.trim() } : {}),
+            ...(policyId ? { policyId } : {}),
+            statute: statute.trim(),
+            citation: citation.trim(),
+            ...(ends !== undefined ? { endsAt: ends } : {}),
+          },
+          headers: { "Idempotency-Key": idempotency.key },
+        }),
+      );
+      idempotency.renew();
+      setUserId("");
+      setPolicyId("");
+      setStatute("");
+      setCitation("");
+      setEndsAt("");
+      onPlaced(hold);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="registers-form" onSubmit={(e) => void submit(e)} aria-label="Place a legal hold">
+      <Field
+        label="Principal (externalId)"
+        name="userId"
+        error={error}
+        hint="Empty: every principal under the policy."
+      >
+        <input value={userId} onChange={(e) => setUserId(e.target.value)} maxLength={200} />
+      </Field>
+      <Field label="Policy" name="policyId" error={error} hint="Empty: every policy of the principal.">
+        <select value={policyId} onChange={(e) => setPolicyId(e.target.value)}>
+          <option value="">Every policy</option>
+          {policies.map((p) => (
+            <option key={p.policyId} value={p.policyId}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field
+        label="Statute"
+        name="statute"
+        error={error}
+        hint="e.g. “Prevention of Money-laundering Act, 2002, s.12”."
+      >
+        <input value={statute} onChange={(e) => setStatute(e.target.value)} maxLength={300} />
+      </Field>
+      <Field
+        label="Citation"
+        name="citation"
+        error={error}
+        hint="The order, notice or case that requires the data kept."
+      >
+        <textarea value={citation} onChange={(e) => setCitation(e.target.value)} rows={2} maxLength={2000} />
+      </Field>
+      <Field label="Ends at (optional)" name="endsAt" error={error}>
+        <input type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} />
+      </Field>
+      <ErrorNotice error={unclaimedError(error, HOLD_FIELDS)} title="The hold was not placed" />
+      <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+        {busy ? "Placing…" : "Place hold"}
+      </button>
+    </form>
+  );
+}
+
+function ErasuresSection({ policies }: { policies: Policy[] }) {
+  const [status, setStatus] = useState<"" | ErasureStatus>("");
+  const [userInput, setUserInput] = useState("");
+  const [userId, setUserId] = useState("");
+  const erasures = usePagedList(
+    async (cursor) => {
+      const data = await ok(
+        api.GET("/api/v1/staff/retention/erasures", {
+          params: { query: { cursor, ...(status ? { status } : {}), ...(userId ? { userId } : {}) } },
+        }),
+      );
+      return { items: data.erasures, nextCursor: data.nextCursor };
+    },
+    [status, userId],
+  );
+  const policyName = (id: string) => policies.find((p) => p.policyId === id)?.name ?? id;
+  const columns: Column<Erasure>[] = [
+    { key: "user", header: "Principal", rowHeader: true, render: (e) => e.userId },
+    { key: "policy", header: "Policy", render: (e) => policyName(e.policyId) },
+    {
+      key: "window",
+      header: "Window",
+      render: (e) => (
+        <>
+          {ANCHOR_EVENT_LABELS[e.anchorEvent]} <DateTime value={e.anchorAt} />, elapses{" "}
+          <DateTime value={e.scheduledFor} />
+        </>
+      ),
+    },
+    { key: "notified", header: "Told", render: (e) => <DateTime value={e.preNotificationSentAt} /> },
+    { key: "due", header: "Due", render: (e) => <DateTime value={e.dueAt} /> },
+    {
+      key: "status",
+      header: "State",
+      render: (e) => (
+        <span
+          className={
+            e.status === "due"
+              ? "registers-state registers-state-warn"
+              : e.status === "cancelled" || e.status === "executed"
+                ? "registers-state registers-state-off"
+                : "registers-state"
+          }
+          title={e.cancelReason ?? undefined}
+        >
+          {ERASURE_STATUS_LABELS[e.status]}
+          {e.status === "executed" ? (
+            <>
+              {" "}
+              <DateTime value={e.executedAt} />
+            </>
+          ) : null}
+          {e.status === "cancelled" && e.cancelReason ? ` (${e.cancelReason.replace(/_/g, " ")})` : null}
+        </span>
+      ),
+    },
+  ];
+  return (
+    <section className="registers-section" aria-labelledby="erasures">
+      <h2 id="erasures">Scheduled erasures</h2>
+      <form
+        className="registers-filters"
+        aria-label="Erasure filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setUserId(userInput.trim());
+        }}
+      >
+        <div className="field">
+          <label htmlFor="erasure-status">State</label>
+          <select
+            id="erasure-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as "" | ErasureStatus)}
+          >
+            <option value="">Any</option>
+            {ERASURE_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {ERASURE_STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="erasure-user">Principal (externalId)</label>
+          <input id="erasure-user" value={userInput} onChange={(e) => setUserInput(e.target.value)} />
+        </div>
+        <button type="submit" className="button">
+          Filter
+        </button>
+      </form>
+      <PagedBody list={erasures} what="erasures">
+        <DataTable
+          caption="Scheduled erasures"
+          captionHidden
+          columns={columns}
+          rows={erasures.items}
+          rowKey={(e) => e.scheduledErasureId}
+          empty={<p className="registers-intro">No erasures scheduled.</p>}
+        />
+      </PagedBody>
+    </section>
+  );
+}

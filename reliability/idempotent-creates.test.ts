@@ -7,7 +7,7 @@
 // A new operation with an Idempotency-Key fails "every operation has a request builder" until
 // REQUESTS says how to make a valid request for it.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { servedContract, type Operation } from "./support/contract.js";
 import { newDeviceKey } from "./support/fixtures.js";
@@ -24,6 +24,15 @@ import {
 } from "./support/live-server.js";
 
 const CONCURRENT = 10;
+
+/** The deployment operator's token: the harness is configured with its digest. */
+const OPERATOR_TOKEN = `operator-${randomBytes(16).toString("hex")}`;
+
+/**
+ * Slugs of the organisations the operator route creates: their rows are counted with the seeded
+ * organisation's, since what that route creates is a whole organisation of its own.
+ */
+const OPERATOR_SLUG_PREFIX = "idem-op-";
 
 /** The status a successful request answers: 201 for a create, 200 for the guest's withdrawal. */
 const successOf = (op: Operation) => (op.operationId === "withdrawConsentAnonymous" ? 200 : 201);
@@ -125,6 +134,54 @@ const REQUESTS: Record<string, RequestBuilder> = {
     headers: org.staff,
     body: { label: `device ${n}`, channel: "agent_app", publicKeySpki: newDeviceKey() },
   }),
+  // A new organisation with its first admin and service key (counted: see OPERATOR_SLUG_PREFIX).
+  operatorCreateOrganization: async (_ctx, n) => ({
+    headers: bearer(OPERATOR_TOKEN),
+    body: {
+      slug: `${OPERATOR_SLUG_PREFIX}${n}`,
+      name: `Operator org ${n}`,
+      adminEmail: `dpo@${OPERATOR_SLUG_PREFIX}${n}.example`,
+    },
+  }),
+  createProcessingActivity: async ({ org }, n) => ({
+    headers: org.staff,
+    body: {
+      name: `Order fulfilment ${n}`,
+      purpose: "Delivery",
+      dataCategories: ["name", "address", "phone"],
+      legalBasis: "consent",
+      storageLocation: "AWS ap-south-1 (Mumbai)",
+      crossesBorder: false,
+    },
+  }),
+  recordBreach: async ({ org }, n) => ({
+    headers: org.staff,
+    body: {
+      description: `Backup bucket ${n} was readable without credentials`,
+      discoveredAt: Date.now() - 60_000,
+      occurredAt: Date.now() - 120_000,
+      affectedPurposes: ["Account"],
+      mitigation: "Access revoked and keys rotated.",
+    },
+  }),
+  // Anchored on account closure, which no principal reports here: a policy schedules no erasure.
+  createRetentionPolicy: async ({ org }, n) => ({
+    headers: org.staff,
+    body: { name: `policy ${n}`, purpose: "Account", anchorEvent: "account_closed", durationDays: 180 },
+  }),
+  // The principals of a hold and an event are made first, outside the counted window.
+  placeLegalHold: async ({ server, org }, n) => {
+    await brokerToken(server, org.apiKey, `idem-held-${n}`);
+    return {
+      headers: org.staff,
+      body: { userId: `idem-held-${n}`, statute: "Income-tax Act 1961", citation: "s.44AA" },
+    };
+  },
+  // An interaction: one event, and no erasure to cancel or restart (no policy is inactivity-based).
+  recordRetentionEvent: async ({ server, org }, n) => {
+    await brokerToken(server, org.apiKey, `idem-event-${n}`);
+    return { headers: org.staff, body: { userId: `idem-event-${n}`, kind: "interaction" } };
+  },
 };
 
 /**
@@ -144,7 +201,9 @@ describe("concurrent idempotent creates (every operation with an Idempotency-Key
   let operations: Operation[];
 
   before(async () => {
-    server = await startLiveServer();
+    server = await startLiveServer({
+      config: { operatorTokenDigest: createHash("sha256").update(OPERATOR_TOKEN).digest() },
+    });
     second = await startLiveServer({ sameDatabaseAs: server });
     const org = await seedOrg(server, "idem");
     ctx = { server, org, noticeId: await publishNotice(server, org) };
@@ -155,7 +214,10 @@ describe("concurrent idempotent creates (every operation with an Idempotency-Key
     await server?.close();
   });
 
-  /** Row counts of the organisation in every table with an organization_id column. */
+  /**
+   * Row counts of the organisation in every table with an organization_id column, with the rows of
+   * the organisations the operator route created.
+   */
   async function counts(): Promise<Record<string, number>> {
     const tables = await server.db.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.columns
@@ -165,8 +227,9 @@ describe("concurrent idempotent creates (every operation with an Idempotency-Key
     for (const { table_name: table } of tables) {
       if (NOT_RECORDS.has(table)) continue;
       const [row] = await server.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${table} WHERE organization_id = $1`,
-        [ctx.org.org.organizationId],
+        `SELECT count(*)::int AS n FROM ${table} WHERE organization_id IN (
+           SELECT organization_id FROM organizations WHERE organization_id = $1 OR slug LIKE $2)`,
+        [ctx.org.org.organizationId, `${OPERATOR_SLUG_PREFIX}%`],
       );
       out[table] = row!.n;
     }
@@ -207,6 +270,10 @@ describe("concurrent idempotent creates (every operation with an Idempotency-Key
       const created = delta(beforeSingle, await counts());
       if (one.status !== successOf(op)) {
         failures.push(`${op.operationId}: a single request answered ${one.status} ${one.text}`);
+        continue;
+      }
+      if (!Object.keys(created).length) {
+        failures.push(`${op.operationId}: a single request created nothing to compare with`);
         continue;
       }
 

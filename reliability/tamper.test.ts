@@ -1,9 +1,10 @@
 // Tamper detection for every table the audit chain covers (COVERED_TABLES of server/src/audit/verify.ts,
 // so a table added there is covered here unchanged). An organisation's history is made over HTTP
 // (consents given and withdrawn, a parental verification, DSRs through their states, a grievance
-// answered, a nomination, changed response periods and settings); then, one edit at a time inside a
-// transaction that is rolled back, every column of a row of each covered table is changed in SQL,
-// the row deleted, and a copy inserted under a new key. `verifyAuditChain` must report each edit
+// answered, a nomination, changed response periods and settings, offline captures, the breach,
+// RoPA and retention registers, the retention sweep and a log-retention purge); then, one edit at a
+// time inside a transaction that is rolled back, every column of a row of each covered table is
+// changed in SQL, the row deleted, and a copy inserted under a new key. `verifyAuditChain` must report each edit
 // except for the columns NOT_COMMITTED names with a reason.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
@@ -12,6 +13,10 @@ import { linkQueuedOf } from "../server/src/audit/sequencer.js";
 import { COVERED_TABLES, verifyLinkedChain, type AuditVerification } from "../server/src/audit/verify.js";
 import { mintSignedTestToken, signedTestTokenKey } from "../server/src/consent/parental-verification.js";
 import type { Queryable } from "../server/src/db/database.js";
+import { purgeOrganizationLogs } from "../server/src/log-retention/purge.js";
+import { WebhookRelayNotifier } from "../server/src/notifications/notifier.js";
+import { THIRD_SCHEDULE_DAYS } from "../server/src/retention/policies.js";
+import { sweepRetention } from "../server/src/retention/sweep.js";
 import { sessionFor, sign, type TestDevice } from "../server/test/offline/captures/support.js";
 import {
   bearer,
@@ -53,6 +58,13 @@ const NOT_COMMITTED: Record<string, Record<string, string>> = {
     due_soon_raised_at: SWEEP,
     overdue_raised_at: SWEEP,
     redacted_at: ERASURE,
+  },
+  breaches: {
+    updated_at: BOOKKEEPING,
+    principal_due_soon_raised_at: SWEEP,
+    principal_overdue_raised_at: SWEEP,
+    board_due_soon_raised_at: SWEEP,
+    board_overdue_raised_at: SWEEP,
   },
   nominations: {
     nominee_name: FREE_TEXT,
@@ -283,6 +295,15 @@ async function makeHistory(server: LiveServer, org: Org): Promise<void> {
   const call = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
     server.call(path, { method, headers, body });
   const organizationId = org.org.organizationId;
+  // The chain's first entry: a settings change the later one supersedes, so the log-retention
+  // purge at the end has an entry no kept record needs (and leaves a checkpoint).
+  expectStatus(
+    await call("/api/v1/staff/organization/settings", "PATCH", org.staff, {
+      blockTrackingForChildren: true,
+    }),
+    200,
+    "first settings",
+  );
   const noticeId = await publishNotice(server, org);
   const consent = (email: string, purpose: string) =>
     call("/cm/v1/consent", "POST", bearer(org.apiKey), { email, noticeId, purpose, dataTypes: ["email"] });
@@ -484,6 +505,155 @@ async function makeHistory(server: LiveServer, org: Org): Promise<void> {
     assert.equal(answered.status, 200, answered.text);
   }
   await syncCaptures(server, org, noticeId, counter.linkId);
+  await registers(server, org, noticeId);
+}
+
+const DAY = 86_400_000;
+
+/**
+ * The registers: two processing activities (one changed, one archived), two breaches (one
+ * reported to the Board with its principal added and told, one a drill), two retention policies
+ * (one changed, one archived), two legal holds (one released), the erasures the retention sweep
+ * schedules and notifies a Third Schedule period later, and last the log-retention purge a year
+ * after that, which leaves a checkpoint.
+ */
+async function registers(server: LiveServer, org: Org, noticeId: string): Promise<void> {
+  const call = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
+    server.call(path, { method, headers, body });
+  const organizationId = org.org.organizationId;
+  const activity = async (name: string, crossesBorder: boolean) =>
+    expectStatus<{ activityId: string }>(
+      await call("/api/v1/staff/ropa/activities", "POST", org.staff, {
+        name,
+        purpose: "Account",
+        dataCategories: ["name", "email"],
+        legalBasis: "consent",
+        storageLocation: "AWS ap-south-1 (Mumbai)",
+        crossesBorder,
+        ...(crossesBorder ? { destinationCountries: ["SG"] } : {}),
+      }),
+      201,
+      "processing activity",
+    ).activityId;
+  const changed = await activity("Order fulfilment", false);
+  expectStatus(
+    await call(`/api/v1/staff/ropa/activities/${changed}`, "PATCH", org.staff, {
+      dataCategories: ["name", "email", "address"],
+    }),
+    200,
+    "activity changed",
+  );
+  const archived = await activity("Support desk", true);
+  expectStatus(
+    await call(`/api/v1/staff/ropa/activities/${archived}/archive`, "POST", org.staff),
+    200,
+    "activity archived",
+  );
+
+  const breach = async (description: string, drill: boolean) =>
+    expectStatus<{ breachId: string }>(
+      await call("/api/v1/staff/breaches", "POST", org.staff, {
+        description,
+        discoveredAt: Date.now() - 3_600_000,
+        mitigation: "Contained",
+        ...(drill ? { drill } : {}),
+      }),
+      201,
+      "breach",
+    ).breachId;
+  const reported = await breach("Leaked export", false);
+  expectStatus(
+    await call(`/api/v1/staff/breaches/${reported}`, "PATCH", org.staff, {
+      reportedToBoardAt: Date.now() - 60_000,
+    }),
+    200,
+    "breach reported",
+  );
+  expectStatus(
+    await call(`/api/v1/staff/breaches/${reported}/principals`, "POST", org.staff, {
+      externalIds: [org.principal.externalId, "nominator"],
+    }),
+    200,
+    "breach principals",
+  );
+  expectStatus(
+    await call(`/api/v1/staff/breaches/${reported}/notify-principals`, "POST", org.staff, {
+      consequences: "Phishing emails",
+      safetyMeasures: "Ignore links",
+      contact: "dpo@example.com",
+    }),
+    200,
+    "breach principals told",
+  );
+  await breach("Tabletop exercise", true);
+
+  const policy = async (purpose: string) =>
+    expectStatus<{ policyId: string }>(
+      await call("/api/v1/staff/retention/policies", "POST", org.staff, { preset: "ecommerce", purpose }),
+      201,
+      "retention policy",
+    ).policyId;
+  const kept = await policy("Account");
+  expectStatus(
+    await call(`/api/v1/staff/retention/policies/${kept}`, "PATCH", org.staff, { noticeHours: 72 }),
+    200,
+    "policy changed",
+  );
+  const retired = await policy("Newsletter");
+  expectStatus(
+    await call(`/api/v1/staff/retention/policies/${retired}/archive`, "POST", org.staff),
+    200,
+    "policy archived",
+  );
+  const hold = async (userId: string) =>
+    expectStatus<{ holdId: string }>(
+      await call("/api/v1/staff/retention/holds", "POST", org.staff, {
+        userId,
+        statute: "Companies Act, 2013",
+        citation: "Section 128(5)",
+      }),
+      201,
+      "legal hold",
+    ).holdId;
+  const released = await hold(org.principal.externalId);
+  expectStatus(
+    await call(`/api/v1/staff/retention/holds/${released}/release`, "POST", org.staff, {
+      reason: "Audit closed",
+    }),
+    200,
+    "hold released",
+  );
+  await hold("nominator");
+
+  // Another customer with an Account consent, so the sweep schedules two erasures.
+  await brokerToken(server, org.apiKey, "buyer", "buyer@example.com");
+  expectStatus(
+    await call("/cm/v1/consent", "POST", bearer(org.apiKey), {
+      email: "buyer@example.com",
+      noticeId,
+      purpose: "Account",
+      dataTypes: ["email"],
+    }),
+    201,
+    "second customer's consent",
+  );
+  // The sweep a Third Schedule period on: erasures scheduled (and their notices sent) for the
+  // principals with an Account consent and no hold.
+  const swept = Date.now() + (THIRD_SCHEDULE_DAYS + 30) * DAY;
+  const sweep = await sweepRetention(server.db, new WebhookRelayNotifier(), swept);
+  assert.ok(sweep.scheduled >= 2, `retention sweep: ${JSON.stringify(sweep)}`);
+
+  expectStatus(
+    await call("/api/v1/staff/log-retention/policy", "PUT", org.staff, { auditEntries: 365 }),
+    200,
+    "log retention",
+  );
+  await linkQueuedOf(server.db, organizationId, swept);
+  const purged = await purgeOrganizationLogs(server.db, organizationId, {
+    now: swept + 400 * DAY,
+    keys: server.config.auditKeys,
+  });
+  assert.equal(purged.classes.auditEntries?.status, "purged", JSON.stringify(purged));
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type ServedContract,
 } from "./support/contract.js";
 import { buildFixtures, SAMPLE_BODIES, type Ids } from "./support/fixtures.js";
+import { buildIsolationFixtures, ISOLATION_BODIES } from "./support/isolation-fixtures.js";
 import {
   bearer,
   publishNotice,
@@ -30,6 +31,9 @@ import {
 
 /** Written into A's records wherever they hold free text; never to be seen by B. */
 const CANARY = `canary-${randomBytes(6).toString("hex")}`;
+
+/** A valid body per operation: the shared ones, and those of the records isolation-fixtures builds. */
+const BODIES = { ...ISOLATION_BODIES, ...SAMPLE_BODIES };
 
 /** Names of query/body fields that identify a record or an organisation. */
 const ID_FIELD = /(^id|Id|^slug|^domain|^email)$/;
@@ -60,6 +64,8 @@ const OPERATION_EXCLUSIONS: Record<string, string> = {
     "sign-in: slug, email and password are the credential (cross-organisation sign-in: server/test/http/tenant-isolation.test.ts)",
   brokerToken:
     "mints a token for the key's own organisation; externalId/email name the caller's own user, another principal per organisation",
+  operatorCreateOrganization:
+    "operator route: its only credential, operatorToken, is the deployment's and belongs to no organisation, so there is no organisation B to call it as; the slug names the organisation being created, not a record of an existing one",
 };
 
 /** Parameters and fields that name the organisation itself (public routes are scoped by them). */
@@ -114,6 +120,16 @@ const EXPECTED: Record<string, Expected> = {
     body: { linkedCount: 0, needsReconsent: [] },
     why: "anonymous ids are per organisation: B's principal links nothing of A's",
   },
+  listScheduledErasures: {
+    status: 200,
+    body: { erasures: [], nextCursor: null },
+    why: "policyId and userId filter the caller's own erasures: A's policy and principal match none of B's",
+  },
+  listPrincipalNotifications: {
+    status: 200,
+    body: { notifications: [], nextCursor: null },
+    why: "subjectId filters the caller's own notifications: A's breach matches none of B's",
+  },
   registerDomain: { status: "own-namespace", why: "domains are registered per organisation" },
   removeRegisteredDomain: { status: "own-namespace", why: "domains are registered per organisation" },
   saveDomainBannerSettings: { status: "own-namespace", why: "domains are registered per organisation" },
@@ -163,6 +179,7 @@ describe("tenant isolation matrix (generated from the contract)", () => {
     b = await seedOrg(server, "b");
     await publishNotice(server, b); // B has a notice of its own, so "no notice" is not why it is refused
     Object.assign(ids, await buildFixtures(server, a, CANARY));
+    Object.assign(ids, await buildIsolationFixtures(server, a, CANARY));
   });
   after(() => server?.close());
 
@@ -204,7 +221,7 @@ describe("tenant isolation matrix (generated from the contract)", () => {
           missing.push(`${op.operationId}: ${input.in} ${input.name}`);
         }
       }
-      if (op.bodyRequired && !SAMPLE_BODIES[op.operationId]) missing.push(`${op.operationId}: a sample body`);
+      if (op.bodyRequired && !BODIES[op.operationId]) missing.push(`${op.operationId}: a sample body`);
       if (op.security.length === 0 && !inputs.some((i) => !ORG_NAMING.has(i.name) && i.name in ids)) {
         missing.push(`${op.operationId}: public, with no record id to cross (exclude it with a reason)`);
       }
@@ -212,7 +229,7 @@ describe("tenant isolation matrix (generated from the contract)", () => {
     assert.deepEqual(
       missing,
       [],
-      "add a fixture (ids), a SAMPLE_BODIES entry, or an exclusion with a reason",
+      "add a fixture (ids), a SAMPLE_BODIES (or ISOLATION_BODIES) entry, or an exclusion with a reason",
     );
     for (const name of Object.keys(OPERATION_EXCLUSIONS)) {
       assert.ok(
@@ -242,7 +259,7 @@ describe("tenant isolation matrix (generated from the contract)", () => {
           query.set(input.name, crossed[input.name]!);
       }
       const path = fillPath(op.path, crossed) + (query.size ? `?${query}` : "");
-      const body = SAMPLE_BODIES[op.operationId]?.({ ...ids, ...crossed });
+      const body = BODIES[op.operationId]?.({ ...ids, ...crossed });
       for (const scheme of op.security.length ? op.security : ["public"]) {
         const headers = scheme === "public" ? {} : credentials(scheme);
         const before = await fingerprintOfA();

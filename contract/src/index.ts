@@ -26,7 +26,8 @@ export const openApiPath: string = fileURLToPath(new URL("../openapi/v1.yaml", i
 let cachedDocument: Record<string, unknown> | undefined;
 
 // The server's build (server/bin/build.js) writes the parsed document beside the built module, so
-// a start reads JSON instead of parsing the YAML (about 0.5 s); from the sources there is none.
+// a start reads JSON instead of parsing the YAML (bench/README.md, "Start-up"); from the sources
+// there is none.
 const prebuiltDocumentUrl = new URL("./openapi.json", import.meta.url);
 
 function readPrebuiltDocument(): unknown {
@@ -44,7 +45,7 @@ function readPrebuiltDocument(): unknown {
  */
 export function loadOpenApiDocument(): Record<string, unknown> {
   if (cachedDocument === undefined) {
-    // The YAML parser (72 modules) is loaded only when there is no prebuilt document.
+    // The YAML parser is loaded only when there is no prebuilt document.
     const parsed: unknown =
       readPrebuiltDocument() ??
       (createRequire(import.meta.url)("yaml") as typeof Yaml).parse(readFileSync(openApiPath, "utf8"));

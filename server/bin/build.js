@@ -1,5 +1,5 @@
 // Builds the server (and the @guard/contract code it imports) from TypeScript to JavaScript once,
-// so `guard` starts without transpiling on every run (tsx spent 0.5-1 s of each start on it).
+// so `guard` starts without transpiling on every run (bench/README.md, "Start-up").
 //
 // A build is keyed by what it was built from: the path and content of every file under
 // server/src and contract/src, and the OpenAPI description. It lives beside the sources at the same depth
@@ -20,7 +20,7 @@ const CONTRACT_DIR = path.resolve(SERVER_DIR, "../contract");
 const BUILD_PREFIX = ".build-";
 const CONTRACT_SPECIFIER = "@guard/contract";
 // Parsed at build time into the contract build's openapi.json (contract/src/index.ts reads that
-// when it exists): parsing the YAML took about 0.5 s of every start.
+// when it exists), so a start does not parse the YAML.
 const OPENAPI_YAML = path.join(CONTRACT_DIR, "openapi", "v1.yaml");
 
 /** Every file under `dir`, relative to it, sorted. */

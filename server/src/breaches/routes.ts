@@ -3,9 +3,9 @@
 // `GET /api/v1/breaches` (service key, drills excluded, behind the `breach_register_api`
 // capability, checked centrally). Every read and write is scoped to the caller's organisation:
 // another organisation's breach is a 404.
-import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
+import { operatorOf } from "../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { unauthorized } from "../lib/failure.js";
 import { addAffectedPrincipals, notifyAffectedPrincipals } from "./principals.js";
@@ -22,13 +22,6 @@ import {
 } from "./register.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-/** The staff session or the organisation's service key of a staff route. */
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 const actorOf = (operator: StaffCredential | ServiceCredential): BreachActor =>
   operator.kind === "staff"

@@ -1,6 +1,6 @@
 // A fresh embedded data directory starts from a snapshot of an empty, migrated database instead of
-// running initdb and every migration (about 2.3 s and 1.3 s on a quiet 2-core machine; loading the
-// snapshot takes a fraction of that). The snapshot is made once, by the first start that had to
+// running initdb and every migration, which cost most of a cold start (bench/README.md, "Start-up").
+// The snapshot is made once, by the first start that had to
 // create a database the slow way (or at image build, docs/deploy.md), and is kept beside the server
 // code (server/.embedded-<digest>.tar, or in GUARD_SNAPSHOT_DIR) under a digest of the migrations:
 // a release that adds a migration gets a new snapshot; the old one is removed. Best effort

@@ -22,3 +22,10 @@ export const staffOf = (request: FastifyRequest): StaffCredential => credentialO
 export const serviceOf = (request: FastifyRequest): ServiceCredential => credentialOf(request, "service");
 export const principalOf = (request: FastifyRequest): PrincipalCredential =>
   credentialOf(request, "principal");
+
+/** The staff session or the organisation's service key of a staff route that accepts either. */
+export function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
+  const credential = request.credential;
+  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
+  throw unauthorized();
+}

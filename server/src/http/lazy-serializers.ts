@@ -1,8 +1,8 @@
 // Response serializers compiled on first use instead of at start-up. Fastify compiles a
-// fast-json-stringify function for every response schema of every route when the app starts
-// (about 0.7 s of CPU for the contract's routes, most of a start's schema work); most routes of a
-// given deployment answer rarely or never. Each serializer is now compiled by the first response
-// that needs it (a few milliseconds, once) and reused after; the output is the same.
+// fast-json-stringify function for every response schema of every route when the app starts, most
+// of a start's schema work (bench/README.md, "Start-up"); most routes of a given deployment answer
+// rarely or never. Each serializer is now compiled by the first response that needs it, once, and
+// reused after; the output is the same.
 import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
 
 type Serialize = (data: unknown) => string;

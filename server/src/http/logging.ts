@@ -71,7 +71,7 @@ function readableStream(format: Config["logFormat"]): LogStream | undefined {
 
 /** pino-pretty as Guard shows it: one line of time of day, level, message, then the fields; no pid or host. */
 export function prettyLogStream(options: { colorize: boolean; destination?: LogStream }): LogStream {
-  // Loaded only when readable lines are wanted: a JSON-logging start skips its 31 modules.
+  // Loaded only when readable lines are wanted, so a JSON-logging start does not load it.
   const pinoPretty = createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty;
   return pinoPretty({
     sync: true,

@@ -23,9 +23,9 @@ function newAjv(components: JsonSchema, coerceTypes: boolean): Ajv {
     coerceTypes,
     useDefaults: false,
     removeAdditional: false,
-    // Not re-checked against the JSON Schema meta-schema here: compiling the meta-schema cost
-    // each instance about 0.6 s of every start, and the contract's tests check every schema
-    // against it (contract/test/openapi-schemas.test.ts).
+    // Not re-checked against the JSON Schema meta-schema here: compiling the meta-schema was a
+    // large share of every start (bench/README.md, "Start-up"), and the contract's tests check
+    // every schema against it (contract/test/openapi-schemas.test.ts).
     validateSchema: false,
   });
   addFormats(ajv);

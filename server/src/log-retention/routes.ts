@@ -1,11 +1,10 @@
 // HTTP edge of log retention: the staff routes that read and set the organisation's policy
 // (policy.ts). Purging is the job's (purge.ts) and the CLI's, not a request's: it verifies the
 // organisation's audit chain, which takes time.
-import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
+import { operatorOf } from "../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
-import { unauthorized } from "../lib/failure.js";
 import {
   LOG_CLASSES,
   MINIMUM_LOG_RETENTION_DAYS,
@@ -15,13 +14,6 @@ import {
 } from "./policy.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-/** The staff session or the organisation's service key of a staff route. */
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 /** Who set a period: the staff member, or the service key. */
 const actorId = (operator: StaffCredential | ServiceCredential) =>

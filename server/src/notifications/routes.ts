@@ -2,16 +2,15 @@
 // session (any role) or the organisation's service key; scoped to the caller's organisation.
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
-import { unauthorized } from "../lib/failure.js";
+import { operatorOf } from "../http/credentials.js";
 import { notificationToWire, pageNotifications } from "./notifications.js";
 
 export const notificationRoutes: RouteModule<AppContext> = ({ db }) => [
   {
     operationId: "listPrincipalNotifications",
     handler: async (request) => {
-      const credential = request.credential;
-      if (credential?.kind !== "staff" && credential?.kind !== "service") throw unauthorized();
-      const page = await pageNotifications(db, credential.organizationId, request.query);
+      const { organizationId } = operatorOf(request);
+      const page = await pageNotifications(db, organizationId, request.query);
       return { notifications: page.items.map(notificationToWire), nextCursor: page.nextCursor };
     },
   },

@@ -3,11 +3,10 @@
 // `retention_api` capability) and the staff routes (policies, presets, legal holds, reported
 // events, the erasure schedule) for a staff session (writes: admin or dpo) or the service key.
 // Every read and write is scoped to the credential's organisation: another organisation's id is 404.
-import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
+import { operatorOf, serviceOf } from "../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
-import { unauthorized } from "../lib/failure.js";
 import { ropaActivities } from "./activities.js";
 import type { RetentionActor } from "./common.js";
 import { confirmExecuted, pageDueErasures, pageErasures } from "./erasures.js";
@@ -24,18 +23,6 @@ import {
 } from "./policies.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
-
-function serviceOf(request: FastifyRequest): ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 const actorOf = (operator: StaffCredential | ServiceCredential): RetentionActor =>
   operator.kind === "staff"

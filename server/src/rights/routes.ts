@@ -2,13 +2,12 @@
 // queues and actions. Tenant isolation: every query takes the organisation from the credential; a
 // body or query `organizationId` that differs is NOT_ASSOCIATED_WITH_ORG (contract 1.6.0), and an
 // id of another organisation's record is 404.
-import type { FastifyRequest } from "fastify";
 import { findOrganizationById } from "../accounts/organizations.js";
-import { principalOf } from "../http/credentials.js";
+import { operatorOf, principalOf } from "../http/credentials.js";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
 import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../lib/credentials.js";
-import { Failure, notFound, unauthorized } from "../lib/failure.js";
+import { Failure, notFound } from "../lib/failure.js";
 import {
   completeWithSummary,
   createDsr,
@@ -35,13 +34,6 @@ import { statutoryBasisSuggestions } from "./statutory-bases.js";
 import { buildPrincipalSummary } from "./summary.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-/** The staff session or the organisation's service key of a staff route. */
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 /** A principal or operator may act only for its own organisation (contract 1.6.0: a 400). */
 function assertOwnOrganization(

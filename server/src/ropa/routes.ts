@@ -5,10 +5,9 @@
 // another organisation's activity is a 404. Writes need admin or dpo (a service key may write).
 import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../app.js";
-import { serviceOf } from "../http/credentials.js";
+import { operatorOf, serviceOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
 import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
-import { unauthorized } from "../lib/failure.js";
 import {
   activityToWire,
   createActivity,
@@ -22,13 +21,6 @@ import {
 } from "./activities.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-/** The staff session or the organisation's service key of a staff route. */
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 const actorOf = (operator: StaffCredential | ServiceCredential): ActivityActor =>
   operator.kind === "staff"

@@ -1,20 +1,14 @@
 // HTTP routes of the organisation's settings: read them in force, change some of them. The
 // organisation is always the credential's; nothing in the request can name another one.
-import type { FastifyRequest } from "fastify";
 import type { RouteModule } from "../http/app.js";
+import { operatorOf } from "../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
-import { notFound, unauthorized } from "../lib/failure.js";
+import { notFound } from "../lib/failure.js";
 import {
   readOrganizationSettings,
   updateOrganizationSettings,
   type SettingsActor,
 } from "./organization-settings.js";
-
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 const actorOf = (operator: StaffCredential | ServiceCredential): SettingsActor =>
   operator.kind === "staff"

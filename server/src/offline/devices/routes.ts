@@ -3,21 +3,13 @@
 // the caller's organisation: another organisation's device is a 404. Writes need admin or dpo (a
 // service key may write). All three are behind the `offline_agent_capture` capability
 // (capabilities/capabilities.ts), checked centrally before a handler runs.
-import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../../app.js";
 import type { RouteModule } from "../../http/app.js";
+import { operatorOf } from "../../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../../lib/credentials.js";
-import { unauthorized } from "../../lib/failure.js";
 import { deviceToWire, enrolDevice, pageDevices, revokeDevice, type DeviceActor } from "./devices.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-/** The staff session or the organisation's service key of a staff route. */
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
-  throw unauthorized();
-}
 
 const actorOf = (operator: StaffCredential | ServiceCredential): DeviceActor =>
   operator.kind === "staff"

@@ -5,6 +5,7 @@
 import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../../app.js";
 import type { RouteModule } from "../../http/app.js";
+import { operatorOf } from "../../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../../lib/credentials.js";
 import { unauthorized } from "../../lib/failure.js";
 import { spendOfflineBudget } from "../routes.js";
@@ -16,13 +17,6 @@ const WRITERS = ["admin", "dpo"] as const;
 function serviceOf(request: FastifyRequest): ServiceCredential {
   const credential = request.credential;
   if (credential?.kind === "service") return credential;
-  throw unauthorized();
-}
-
-/** The staff session or the organisation's service key of a staff route. */
-function operatorOf(request: FastifyRequest): StaffCredential | ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "staff" || credential?.kind === "service") return credential;
   throw unauthorized();
 }
 

@@ -9,12 +9,16 @@
 //       (seedConsentsInBulk says what and why); on PostgreSQL it counts the statements it sends
 //   node --import tsx bench/target-server.mjs bare
 //       a bare Fastify JSON route
+//   node --import tsx bench/target-server.mjs floor DATABASE_URL
+//       the floor of any HTTP write: a bare Fastify route inserting one row per request (the
+//       statement `pgbench` runs in bench/writes.mjs, prepared, through a pool of Guard's size)
 // The log level defaults to the shipped default (the server's own when GUARD_LOG_LEVEL is unset):
 // the benchmarks measure what a deployment runs unless told otherwise.
 // Talks over file descriptor 3 (target-process.mjs starts it): one JSON line {url, ...fixtures}
 // when ready, one when it stops on SIGTERM ({gateDecisionsLogged} in `guard` mode); in `writes` mode
 // each line "counters" sent to it is answered with a JSON line of statement counters. Its logs go to
 // stdout, as a deployment's do.
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -102,6 +106,10 @@ async function benchOrganization(db, slug, now) {
  * insert, update or delete, each of which waits for its WAL flush. Counted here rather than with
  * pg_stat_statements because the throwaway cluster takes no server options.
  */
+/** bench/writes.mjs's `pgbench` row, parameterised: its table, columns and constants. */
+const FLOOR_INSERT = `INSERT INTO plain_inserts VALUES ($1, 'org_bench', $2, 'ntc_bench', 1, 'Marketing',
+  '["email"]', 'anonymous', $3, md5(random()::text))`;
+
 const statementCounters = { statements: 0, transactions: 0, writingTransactions: 0 };
 const WRITES = /\bINSERT\s+INTO\b|\bDELETE\s+FROM\b|\bUPDATE\s+[\w."]+(\s+(AS\s+)?\w+)?\s+SET\b/i;
 const OPEN_TRANSACTION = Symbol("open transaction");
@@ -186,6 +194,27 @@ if (mode === "bare") {
     await print({ gateDecisionsLogged: null });
     process.exit(0);
   });
+} else if (mode === "floor") {
+  // The same driver and pool size as Guard's (db/database.ts), one prepared INSERT per request.
+  const pool = new pg.Pool({ connectionString: rest[0], max: 10 });
+  const app = Fastify({ logger: false });
+  app.post("/floor", async (request) => {
+    const consentId = `cns_${randomUUID()}`;
+    await pool.query({
+      name: "floor_insert",
+      text: FLOOR_INSERT,
+      values: [consentId, request.body.anonymousId, Date.now()],
+    });
+    return { consentId };
+  });
+  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  await print({ url });
+  process.once("SIGTERM", async () => {
+    await app.close();
+    await pool.end();
+    await print({ stopped: true });
+    process.exit(0);
+  });
 } else if (mode === "guard") {
   const [consentCount, databaseUrl] = [Number(rest[0]), rest[1]];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-bench-"));
@@ -232,7 +261,7 @@ if (mode === "bare") {
   });
 } else {
   console.error(
-    "usage: target-server.mjs guard CONSENTS [DATABASE_URL] | writes SIZES [DATABASE_URL] | bare [--log-level L]",
+    "usage: target-server.mjs guard CONSENTS [DATABASE_URL] | writes SIZES [DATABASE_URL] | bare | floor DATABASE_URL [--log-level L]",
   );
   process.exit(2);
 }

@@ -9,6 +9,10 @@
 //   grievance   POST /api/v1/grievances with an Idempotency-Key
 //   pgbench     pgbench inserting one row per transaction into a table shaped like `consents`
 //               (a text primary key, two more indexes, ten columns), same cluster, same clients
+//   floor       the floor of any HTTP write on this machine: a bare Fastify route (its own
+//               process, no Guard) inserting pgbench's row per request through node-postgres,
+//               pool of Guard's size, prepared statement; what an HTTP write costs before any of
+//               Guard's work (PostgreSQL only)
 //   flat        anon-key against an organisation of each further size in --sizes
 // Each Guard target runs the shipped defaults (log level included; --log-level to compare). The
 // benchmark organisations' anonymous-capture rate limit is raised through the organisation
@@ -18,7 +22,7 @@
 // each figure is the median of its rounds. Prints tables; asserts nothing.
 //   node --import tsx bench/writes.mjs [--duration 4] [--rounds 3] [--connections 16,64]
 //     [--engines pglite,postgres] [--sizes 10000,1000000] [--pglite-sizes 10000]
-//     [--writes anon-key,anon,cm-pair,dsr,grievance,pgbench,flat] [--log-level info]
+//     [--writes anon-key,anon,cm-pair,dsr,grievance,pgbench,floor,flat] [--log-level info]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -30,7 +34,7 @@ import { findPostgresBinDir, startThrowawayPostgres } from "../scripts/lib/postg
 import { cpuTimeAvailable, postmasterPid, processCpuSeconds, processTreeCpuSeconds } from "./cpu-time.mjs";
 import { startTarget } from "./target-process.mjs";
 
-const ALL_WRITES = ["anon-key", "anon", "cm-pair", "dsr", "grievance", "pgbench", "flat"];
+const ALL_WRITES = ["anon-key", "anon", "cm-pair", "dsr", "grievance", "pgbench", "floor", "flat"];
 const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "4" },
@@ -176,6 +180,23 @@ function principalCreate(server, organization, pathname, fields) {
       ],
     };
   };
+}
+
+/** The floor target's request: a fresh guest id every request, as anonymous capture sends. */
+function floorInsert() {
+  return async () => ({
+    requests: [
+      {
+        method: "POST",
+        path: "/floor",
+        headers: { "content-type": "application/json" },
+        setupRequest: (request) => {
+          request.body = `{"anonymousId":"g-${run}-${(serial += 1)}"}`;
+          return request;
+        },
+      },
+    ],
+  });
 }
 
 /** Load at `connections` for `seconds` with the requests `prepare` builds for this run. */
@@ -359,6 +380,7 @@ const targets = [];
 const guards = [];
 let cluster;
 let pgbench;
+let floor;
 try {
   if (engines.includes("postgres")) {
     cluster = await startThrowawayPostgres({ log: () => undefined, durable: true });
@@ -366,8 +388,8 @@ try {
     guards.push(guard);
     const databasePid = postmasterPid(cluster.dataDir);
     targets.push(...guardTargets("postgres", guard, { databasePid, countsStatements: true }));
+    if (writes.includes("pgbench") || writes.includes("floor")) pgbench = await preparePgbench(cluster);
     if (writes.includes("pgbench")) {
-      pgbench = await preparePgbench(cluster);
       targets.push({
         engine: "postgres",
         write: "pgbench",
@@ -375,6 +397,19 @@ try {
         size: "-",
         databasePid,
         load: (connections, seconds) => pgbenchLoad(pgbench, connections, seconds),
+      });
+    }
+    if (writes.includes("floor")) {
+      floor = await startTarget(["floor", pgbench.url]);
+      targets.push({
+        engine: "postgres",
+        write: "floor",
+        name: "floor: bare route, one INSERT",
+        size: "-",
+        databasePid,
+        serverPid: floor.pid,
+        loadGeneratorIsThis: true,
+        load: (connections, seconds) => autocannonLoad(floor.ready.url, floorInsert(), connections, seconds),
       });
     }
   }
@@ -395,6 +430,8 @@ try {
       for (const t of targets) measured.get(t).push(await measure(t, connections, duration));
     const pgbenchResults = [...measured].find(([t]) => t.write === "pgbench")?.[1];
     const pgbenchRps = pgbenchResults ? median(pgbenchResults.map((r) => r.rps)) : undefined;
+    const floorResults = [...measured].find(([t]) => t.write === "floor")?.[1];
+    const floorRps = floorResults ? median(floorResults.map((r) => r.rps)) : undefined;
     for (const t of targets) {
       const results = measured.get(t);
       const rps = median(results.map((r) => r.rps));
@@ -422,6 +459,7 @@ try {
         "p50 ms": median(results.map((r) => r.p50)),
         "p99 ms": median(results.map((r) => r.p99)),
         "vs pgbench": pgbenchRps ? (rps / pgbenchRps).toFixed(2) : "-",
+        "vs floor": floorRps ? (rps / floorRps).toFixed(2) : "-",
         failed,
         "stmts/req": column("statements", 1),
         "tx/req": column("transactions", 1),
@@ -449,7 +487,8 @@ try {
   console.table(rows);
   console.log(
     "req/s counts HTTP requests (a /cm/v1 pair is two); vs pgbench divides by pgbench's median at the " +
-      "same connections on the same PostgreSQL (the PGlite rows too). stmts/req, tx/req (COMMITs and " +
+      "same connections on the same PostgreSQL (the PGlite rows too); vs floor divides by the floor row's (a bare " +
+      "Fastify route inserting that row: what any HTTP write costs on this machine). stmts/req, tx/req (COMMITs and " +
       "statements sent outside a transaction) and DML tx/req (those with an INSERT, UPDATE or DELETE: " +
       "a WAL flush each when it changes a row) are counted in the Guard process's PostgreSQL driver, " +
       "background work during the round (webhook worker, rights clocks) included. db µs = the PostgreSQL " +
@@ -492,6 +531,7 @@ try {
   }
 } finally {
   for (const guard of guards) await guard.target.stop().catch(() => undefined);
+  await floor?.stop().catch(() => undefined);
   if (pgbench) fs.rmSync(pgbench.dir, { recursive: true, force: true });
   await cluster?.stop();
 }

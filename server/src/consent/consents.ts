@@ -166,6 +166,26 @@ export async function giveConsents(
   inputs: readonly Omit<GiveConsentInput, "organizationId">[],
   now: number,
 ): Promise<Consent[]> {
+  const firsts = await giveFirstConsents(tx, deps, organizationId, inputs, now);
+  const given: Consent[] = [];
+  for (const [i, first] of firsts.entries())
+    given.push(first ?? (await giveConsent(tx, deps, { ...inputs[i]!, organizationId }, now)));
+  return given;
+}
+
+/**
+ * The batched half of giveConsents: gives each consent whose holder has none active to its notice
+ * and purpose, in a fixed number of statements; `undefined` for the others, which the caller
+ * resolves with giveConsent (a repeat, or a reconsent to a newer version). A group commit of
+ * captures (consent/routes.ts) sends those through their own request instead.
+ */
+export async function giveFirstConsents(
+  tx: Queryable,
+  deps: ConsentDeps,
+  organizationId: string,
+  inputs: readonly Omit<GiveConsentInput, "organizationId">[],
+  now: number,
+): Promise<(Consent | undefined)[]> {
   const consents: Consent[] = inputs.map((input) => {
     const fields = {
       organizationId,
@@ -194,15 +214,7 @@ export async function giveConsents(
     consents.filter((consent) => inserted.has(consent.consentId)),
     now,
   );
-  const given: Consent[] = [];
-  for (const [i, consent] of consents.entries()) {
-    given.push(
-      inserted.has(consent.consentId)
-        ? consent
-        : await giveConsent(tx, deps, { ...inputs[i]!, organizationId }, now),
-    );
-  }
-  return given;
+  return consents.map((consent) => (inserted.has(consent.consentId) ? consent : undefined));
 }
 
 /** Marks an active consent withdrawn and records the event; returns the consent as it now stands. */

@@ -9,6 +9,8 @@ import { Failure, notFound, validationError } from "../lib/failure.js";
 import { RateLimiter } from "../http/rate-limit.js";
 import { isTrackingPurpose, isVerifiedChild } from "./children.js";
 import { recordCmSignal } from "./cm-signals.js";
+import { captureAnswerOf, consentWriteGroup } from "./consent-groups.js";
+import { sequentialWriteGroup } from "../db/write-group.js";
 import {
   assertAuditSafe,
   closeTrackingConsentsOfChild,
@@ -19,6 +21,7 @@ import {
   withdrawConsent,
   withdrawGuestConsent,
   type ConsentDeps,
+  type GiveConsentInput,
 } from "./consents.js";
 import {
   consentEvidenceCsv,
@@ -55,6 +58,9 @@ async function* loggedExport(log: FastifyBaseLogger, chunks: AsyncGenerator<stri
 export const consentRoutes: RouteModule = ({ config, db, clock }) => {
   const deps: ConsentDeps = { auditKeys: config.auditKeys };
   const verifier = parentalConsentVerifier(config);
+  const captures = consentWriteGroup(db, clock, deps, captureAnswerOf);
+  const recordedConsents = consentWriteGroup(db, clock, deps, consentRecordBody);
+  const withdrawals = sequentialWriteGroup(db, clock, withdrawConsent);
 
   /**
    * The public guest routes (capture and withdrawal) share one budget per client address and one
@@ -83,32 +89,22 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
       // Contract 1.6.0 answers a repeated anonymous consent with 400, not the catalog's 409.
       statuses: { ALREADY_CONSENTED: 400 },
       idempotency: { publicScope: (request) => request.body.organizationId },
-      handler: async (request, _reply, { write }) => {
+      handler: async (request, _reply, tools) => {
         const body = request.body;
         assertAuditSafe(body);
         await spendGuestBudget(request.ip, body.organizationId);
         const notice = await resolveConsentNotice(db, body.organizationId, body.noticeId, body.purpose);
-        return write(async (tx) => {
-          const consent = await giveConsent(
-            tx,
-            deps,
-            {
-              organizationId: body.organizationId,
-              holder: { kind: "guest", anonymousId: body.anonymousId },
-              notice: { noticeId: notice.noticeId, version: notice.version },
-              purpose: body.purpose,
-              dataTypes: body.dataTypes,
-              source: "anonymous",
-            },
-            clock.now(),
-          );
-          return {
-            consentId: consent.consentId,
-            purpose: consent.purpose,
-            dataTypes: consent.dataTypes,
-            givenAt: consent.givenAt,
-          };
-        });
+        const input: GiveConsentInput = {
+          organizationId: body.organizationId,
+          holder: { kind: "guest", anonymousId: body.anonymousId },
+          notice: { noticeId: notice.noticeId, version: notice.version },
+          purpose: body.purpose,
+          dataTypes: body.dataTypes,
+          source: "anonymous",
+        };
+        return tools.writeInGroup(captures, input, async (tx) =>
+          captureAnswerOf(await giveConsent(tx, deps, input, clock.now())),
+        );
       },
     },
     {
@@ -148,7 +144,7 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
     {
       operationId: "recordConsent",
       idempotency: true,
-      handler: async (request, _reply, { write }) => {
+      handler: async (request, _reply, tools) => {
         const service = serviceOf(request);
         const body = request.body;
         const organizationId = service.organizationId;
@@ -167,26 +163,16 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
             "This purpose is tracking, behavioural monitoring or targeted advertising, and the principal is a verified child (DPDP s.9(3))",
           );
         }
-        return write(async (tx) =>
-          consentRecordBody(
-            await giveConsent(
-              tx,
-              deps,
-              {
-                organizationId,
-                holder: {
-                  kind: "principal",
-                  principalId: principal.principalId,
-                  externalId: principal.externalId,
-                },
-                notice: { noticeId: notice.noticeId, version: notice.version },
-                purpose: body.purpose,
-                dataTypes: body.dataTypes,
-                source: "direct",
-              },
-              clock.now(),
-            ),
-          ),
+        const input: GiveConsentInput = {
+          organizationId,
+          holder: { kind: "principal", principalId: principal.principalId, externalId: principal.externalId },
+          notice: { noticeId: notice.noticeId, version: notice.version },
+          purpose: body.purpose,
+          dataTypes: body.dataTypes,
+          source: "direct",
+        };
+        return tools.writeInGroup(recordedConsents, input, async (tx) =>
+          consentRecordBody(await giveConsent(tx, deps, input, clock.now())),
         );
       },
     },
@@ -202,11 +188,13 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
     },
     {
       operationId: "withdrawConsent",
-      handler: async (request, _reply, { write }) => {
+      handler: async (request, _reply, tools) => {
         const service = serviceOf(request);
         const { consentId } = request.params;
-        const result = await write((tx) =>
-          withdrawConsent(tx, { organizationId: service.organizationId, consentId }, clock.now()),
+        const result = await tools.writeInGroup(
+          withdrawals,
+          { organizationId: service.organizationId, consentId },
+          (tx) => withdrawConsent(tx, { organizationId: service.organizationId, consentId }, clock.now()),
         );
         if (result.outcome === "not_found") throw notFound("No such consent in this organisation");
         if (result.outcome === "already_withdrawn") {

@@ -31,6 +31,7 @@ import type { RegisteredRoute, RouteContext } from "./app.js";
 import type { ContractOperation } from "./contract.js";
 import type { ContractRequest, OperationId } from "./route-types.js";
 import { Failure } from "../lib/failure.js";
+import type { GroupKeys, WriteGroup } from "../db/write-group.js";
 
 /** How long a key's answer is replayed; after that the key may be used afresh. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
@@ -50,6 +51,13 @@ export interface HandlerTools {
    * before calling `write`), so the handler must return it unchanged and call `write` once.
    */
   write<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Writes `item` with other requests' items in one group commit (db/write-group.ts), its key
+   * claimed and its answer recorded in the group's transaction; when the group cannot write it,
+   * `alone` does, as `write` runs work. Resolves to the item's value either way. The rules of
+   * `write` hold: call one of the two once, and return what it resolved to.
+   */
+  writeInGroup<I, T>(group: WriteGroup<I, T>, item: I, alone: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 
 interface Scope {
@@ -250,6 +258,88 @@ async function recordResponse(tx: Queryable, scope: Scope, response: StoredRespo
   );
 }
 
+/** A key in a group commit, with the status its answer is recorded under. */
+interface GroupedKey {
+  scope: Scope;
+  status: number;
+}
+
+/**
+ * The group commit's key statements: the same claim, answer and rules as `claim` and
+ * `recordResponse`, for many keys in one statement each. The lists go as arrays through scalar
+ * subqueries, so each statement keeps one generic plan whatever the group's size (gate/store.ts
+ * says why).
+ */
+const groupKeys: GroupKeys<GroupedKey> = {
+  identity: ({ scope }) => answerContext(scope),
+
+  async claim(tx, keys, now) {
+    const claimed = await tx.query<{
+      organization_id: string;
+      credential_id: string;
+      operation_id: string;
+      idempotency_key: string;
+    }>(
+      `INSERT INTO idempotency_keys
+              (organization_id, credential_id, operation_id, idempotency_key, request_hash, created_at)
+       SELECT o, c, op, k, h, $6
+         FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]),
+                     (SELECT $4::text[]), (SELECT $5::text[])) AS t (o, c, op, k, h)
+       ON CONFLICT (organization_id, credential_id, operation_id, idempotency_key) DO UPDATE
+          SET request_hash = excluded.request_hash, created_at = excluded.created_at,
+              response_status = NULL, response_body = NULL
+        WHERE idempotency_keys.created_at <= $7
+       RETURNING organization_id, credential_id, operation_id, idempotency_key`,
+      [...scopeColumns(keys), keys.map(({ scope }) => scope.requestHash), now, now - IDEMPOTENCY_WINDOW_MS],
+      { preparedAs: "idempotency_claim_group" },
+    );
+    const identities = new Set(
+      claimed.map((row) =>
+        [row.organization_id, row.credential_id, row.operation_id, row.idempotency_key].join("\u0000"),
+      ),
+    );
+    return keys.map(({ scope }) => identities.has(answerContext(scope)));
+  },
+
+  async release(tx, keys) {
+    await tx.query(
+      `DELETE FROM idempotency_keys k
+        USING unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]))
+              AS t (o, c, op, key)
+        WHERE k.organization_id = t.o AND k.credential_id = t.c AND k.operation_id = t.op
+          AND k.idempotency_key = t.key`,
+      scopeColumns(keys),
+      { preparedAs: "idempotency_release_group" },
+    );
+  },
+
+  async record(tx, answers) {
+    await tx.query(
+      `UPDATE idempotency_keys k SET response_status = t.status, response_body = t.body
+         FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]),
+                     (SELECT $5::int[]), (SELECT $6::text[])) AS t (o, c, op, key, status, body)
+        WHERE k.organization_id = t.o AND k.credential_id = t.c AND k.operation_id = t.op
+          AND k.idempotency_key = t.key`,
+      [
+        ...scopeColumns(answers.map(({ key }) => key)),
+        answers.map(({ key }) => key.status),
+        answers.map(({ key: { scope }, value }) =>
+          scope.secrets.box.seal(JSON.stringify(value ?? null), answerContext(scope)),
+        ),
+      ],
+      { preparedAs: "idempotency_record_group" },
+    );
+  },
+};
+
+/** The scope columns of `keys`, one array per column. */
+const scopeColumns = (keys: readonly GroupedKey[]): string[][] => [
+  keys.map(({ scope }) => scope.organizationId),
+  keys.map(({ scope }) => scope.credentialId),
+  keys.map(({ scope }) => scope.operationId),
+  keys.map(({ scope }) => scope.key),
+];
+
 /**
  * Deletes up to `batch` keys whose window ended by `now`, oldest first, and says how many. Keys
  * another session holds (a request taking an expired key over, another instance's purge) are
@@ -296,6 +386,21 @@ class WriteTools implements HandlerTools {
 
   get write(): HandlerTools["write"] {
     return (work) => this.runWrite(work);
+  }
+
+  async writeInGroup<I, T>(
+    group: WriteGroup<I, T>,
+    item: I,
+    alone: (tx: Queryable) => Promise<T>,
+  ): Promise<T> {
+    const { scope, reply } = this;
+    if (scope && this.recorded)
+      throw new Error(`${this.spec.operationId}: an idempotent handler writes once`);
+    const status = reply.statusCode !== 200 ? reply.statusCode : this.successStatus;
+    const outcome = await group.submit(item, scope ? { key: { scope, status }, keys: groupKeys } : undefined);
+    if (!outcome.written) return this.runWrite(alone);
+    if (scope) this.recorded = { value: outcome.value };
+    return outcome.value;
   }
 
   private runWrite<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {

@@ -79,19 +79,18 @@ const eventPayload = (r: DsrRecord) => ({
   dueAt: r.dueAt,
 });
 
-export async function createDsr(
-  tx: Queryable,
-  input: {
-    organizationId: string;
-    principalId: string;
-    /** The principal's external id when the caller knows it (a principal's token names it); read otherwise. */
-    externalId?: string | undefined;
-    type: DsrType;
-    details?: string | undefined;
-    actor: Actor;
-  },
-  now: number,
-): Promise<DsrRecord> {
+/** What a principal files, with who files it. */
+export interface DsrFiling {
+  organizationId: string;
+  principalId: string;
+  /** The principal's external id when the caller knows it (a principal's token names it); read otherwise. */
+  externalId?: string | undefined;
+  type: DsrType;
+  details?: string | undefined;
+  actor: Actor;
+}
+
+export async function createDsr(tx: Queryable, input: DsrFiling, now: number): Promise<DsrRecord> {
   if (input.details !== undefined && input.details.trim() === "")
     throw validationError("details", "details must not be blank");
   const periods = await periodsForFiling(tx, input.organizationId);

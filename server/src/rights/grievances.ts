@@ -69,17 +69,20 @@ const eventPayload = (r: GrievanceRecord) => ({
   dueAt: r.dueAt,
 });
 
+/** What a principal files, with who files it. */
+export interface GrievanceFiling {
+  organizationId: string;
+  principalId: string;
+  /** The principal's external id when the caller knows it (a principal's token names it); read otherwise. */
+  externalId?: string | undefined;
+  subject: string;
+  description: string;
+  actor: Actor;
+}
+
 export async function createGrievance(
   tx: Queryable,
-  input: {
-    organizationId: string;
-    principalId: string;
-    /** The principal's external id when the caller knows it (a principal's token names it); read otherwise. */
-    externalId?: string | undefined;
-    subject: string;
-    description: string;
-    actor: Actor;
-  },
+  input: GrievanceFiling,
   now: number,
 ): Promise<GrievanceRecord> {
   for (const field of ["subject", "description"] as const) {

@@ -6,6 +6,7 @@ import { findOrganizationById } from "../accounts/organizations.js";
 import { operatorOf, principalOf } from "../http/credentials.js";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
+import { sequentialWriteGroup } from "../db/write-group.js";
 import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { Failure, notFound } from "../lib/failure.js";
 import {
@@ -17,6 +18,7 @@ import {
   listDsrForPrincipal,
   pageDsrForOrganization,
   updateDsrStatus,
+  type DsrFiling,
 } from "./dsr.js";
 import type { ErasureContext } from "./erasure.js";
 import {
@@ -26,6 +28,7 @@ import {
   listGrievancesForPrincipal,
   pageGrievancesForOrganization,
   respondToGrievance,
+  type GrievanceFiling,
 } from "./grievances.js";
 import { actorOf, listTransitions, type Transition } from "./history.js";
 import { getActiveNomination, revokeNomination, upsertNomination } from "./nominations.js";
@@ -73,6 +76,13 @@ const periodsToWire = async (db: Parameters<typeof getResponsePeriods>[0], organ
 
 export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capabilities }) => {
   const erasure: ErasureContext = { pseudonymKey: config.secretsKey };
+  // A principal's DSR and grievance filings, written in group commits (db/write-group.ts).
+  const dsrFilings = sequentialWriteGroup(db, clock, async (tx, input: DsrFiling, now) =>
+    dsrToWire(await createDsr(tx, input, now), now),
+  );
+  const grievanceFilings = sequentialWriteGroup(db, clock, async (tx, input: GrievanceFiling, now) =>
+    grievanceToWire(await createGrievance(tx, input, now), now),
+  );
 
   return [
     // ----- principal self-service ------------------------------------------------------------------
@@ -97,21 +107,17 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
         const principal = principalOf(request);
         const { body } = request;
         assertOwnOrganization(principal, body.organizationId, "organizationId");
-        const now = clock.now();
-        return tools.write(async (tx) => {
-          const record = await createDsr(
-            tx,
-            {
-              organizationId: principal.organizationId,
-              principalId: principal.principalId,
-              externalId: principal.externalId,
-              type: body.type,
-              details: body.details,
-              actor: actorOf(principal),
-            },
-            now,
-          );
-          return dsrToWire(record, now);
+        const filing: DsrFiling = {
+          organizationId: principal.organizationId,
+          principalId: principal.principalId,
+          externalId: principal.externalId,
+          type: body.type,
+          details: body.details,
+          actor: actorOf(principal),
+        };
+        return tools.writeInGroup(dsrFilings, filing, async (tx) => {
+          const now = clock.now();
+          return dsrToWire(await createDsr(tx, filing, now), now);
         });
       },
     },
@@ -136,21 +142,17 @@ export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capab
         const principal = principalOf(request);
         const { body } = request;
         assertOwnOrganization(principal, body.organizationId, "organizationId");
-        const now = clock.now();
-        return tools.write(async (tx) => {
-          const record = await createGrievance(
-            tx,
-            {
-              organizationId: principal.organizationId,
-              principalId: principal.principalId,
-              externalId: principal.externalId,
-              subject: body.subject,
-              description: body.description,
-              actor: actorOf(principal),
-            },
-            now,
-          );
-          return grievanceToWire(record, now);
+        const filing: GrievanceFiling = {
+          organizationId: principal.organizationId,
+          principalId: principal.principalId,
+          externalId: principal.externalId,
+          subject: body.subject,
+          description: body.description,
+          actor: actorOf(principal),
+        };
+        return tools.writeInGroup(grievanceFilings, filing, async (tx) => {
+          const now = clock.now();
+          return grievanceToWire(await createGrievance(tx, filing, now), now);
         });
       },
     },

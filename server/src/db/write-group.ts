@@ -1,0 +1,171 @@
+// Group commit for one route's writes (issue 25). Requests that arrive while earlier groups are
+// being written wait in a queue; the next group takes all of them (up to `maxItems`) and writes them
+// in one transaction: the route's own multi-row statements, and for keyed requests one statement
+// that claims every Idempotency-Key and one that records every answer. Per-statement and per-commit
+// costs are then paid per group instead of per request, and the commit (a WAL flush) is shared.
+//
+// Groups leave as lib/group-commit.ts sends them: no timer, so an idle server adds no delay and a
+// busy one batches by itself.
+//
+// What a group cannot write in its statements goes alone: an item whose key another request holds,
+// a second item with the same key, an item the route's group write declines (e.g. a consent the
+// insert refused because one is active), or every item of a group whose transaction failed. Such an
+// item is written afterwards through the route's ordinary `write` (its own transaction, key claim
+// and answer), which gives it exactly the answer it would have had without grouping: a replay, a
+// conflict, a failure of its own. A group is therefore never an item's only chance, and one item's
+// failure never fails the others.
+import type { Database, Queryable } from "./database.js";
+import type { Clock } from "../lib/clock.js";
+import { GroupCommit } from "../lib/group-commit.js";
+
+/** What a route's group write answers for one item: its value, or ALONE to write it by itself. */
+export const ALONE = Symbol("write alone");
+export type GroupAnswer<T> = T | typeof ALONE;
+
+/** The idempotency side of a group (http/idempotency.ts implements it): claims and answers in bulk. */
+export interface GroupKeys<K> {
+  /** Claims the keys in `tx`; per key, whether it was claimed (false: another request holds it). */
+  claim(tx: Queryable, keys: readonly K[], now: number): Promise<boolean[]>;
+  /** Gives up claims made in `tx` for items that go alone. */
+  release(tx: Queryable, keys: readonly K[]): Promise<void>;
+  /** Records each item's answer under its key, in `tx`. */
+  record(tx: Queryable, answers: readonly { key: K; value: unknown }[]): Promise<void>;
+  /** Two items with the same identity cannot both be claimed in one statement. */
+  identity(key: K): string;
+}
+
+export interface WriteGroupOptions<I, T> {
+  /**
+   * Writes the items in `tx`, one transaction for the group, and answers per item in order. Throws
+   * only for what fails the whole group (the items then go alone); an item the statements cannot
+   * write is answered ALONE.
+   */
+  write(tx: Queryable, items: readonly I[], now: number): Promise<GroupAnswer<T>[]>;
+  /** Items per group (bounds a statement's size). */
+  maxItems?: number;
+  /** Groups written at once, each on its own connection. */
+  maxGroupsInFlight?: number;
+}
+
+/** An item's outcome in its group: written (with its value) or to be written alone. */
+export type GroupOutcome<T> = { written: true; value: T } | { written: false };
+
+interface Entry<I> {
+  item: I;
+  key: unknown;
+  keys: GroupKeys<unknown> | undefined;
+}
+
+export class WriteGroup<I, T> {
+  private readonly groups: GroupCommit<Entry<I>, GroupOutcome<T>>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly options: WriteGroupOptions<I, T>,
+  ) {
+    this.groups = new GroupCommit((entries) => this.writeGroup(entries), {
+      maxGroupSize: options.maxItems ?? 256,
+      maxInFlight: options.maxGroupsInFlight ?? 2,
+    });
+  }
+
+  /**
+   * Queues `item` for the next group, with its Idempotency-Key when the request carries one.
+   * Never rejects: a failure is `{ written: false }`, to be written alone.
+   */
+  submit<K>(item: I, keyed?: { key: K; keys: GroupKeys<K> }): Promise<GroupOutcome<T>> {
+    return this.groups.submit({ item, key: keyed?.key, keys: keyed?.keys as GroupKeys<unknown> | undefined });
+  }
+
+  private async writeGroup(entries: Entry<I>[]): Promise<GroupOutcome<T>[]> {
+    try {
+      return await this.db.transaction((tx) => this.writeEntries(tx, entries));
+    } catch {
+      // The whole group rolled back (a deadlock, a lost connection, an unexpected error): each item
+      // is written alone, and whatever made the group fail then fails only the items it concerns.
+      return entries.map(() => ({ written: false }));
+    }
+  }
+
+  private async writeEntries(tx: Queryable, entries: Entry<I>[]): Promise<GroupOutcome<T>[]> {
+    const now = this.clock.now();
+    const writable = await this.claimKeys(tx, entries, now);
+    const answers = await this.options.write(
+      tx,
+      writable.map((i) => entries[i]!.item),
+      now,
+    );
+    const outcomes: GroupOutcome<T>[] = entries.map(() => ({ written: false }));
+    const released = new Map<GroupKeys<unknown>, unknown[]>();
+    const recorded = new Map<GroupKeys<unknown>, { key: unknown; value: unknown }[]>();
+    writable.forEach((index, j) => {
+      const entry = entries[index]!;
+      const answer = answers[j];
+      if (answer === undefined) throw new Error("a group write must answer every item");
+      const keys = entry.keys;
+      if (answer === ALONE) {
+        if (keys) push(released, keys, entry.key);
+        return;
+      }
+      outcomes[index] = { written: true, value: answer };
+      if (keys) push(recorded, keys, { key: entry.key, value: answer });
+    });
+    for (const [keys, list] of released) await keys.release(tx, list);
+    for (const [keys, list] of recorded) await keys.record(tx, list);
+    return outcomes;
+  }
+
+  /** Claims the entries' keys; returns the indexes of the entries the group writes. */
+  private async claimKeys(tx: Queryable, entries: Entry<I>[], now: number): Promise<number[]> {
+    const writable: number[] = [];
+    const byKeys = new Map<GroupKeys<unknown>, number[]>();
+    const seen = new Set<string>();
+    entries.forEach((entry, i) => {
+      const keys = entry.keys;
+      if (!keys) return writable.push(i);
+      const identity = keys.identity(entry.key);
+      if (seen.has(identity)) return; // a repeat within the group: alone, after the first commits
+      seen.add(identity);
+      push(byKeys, keys, i);
+    });
+    for (const [keys, indexes] of byKeys) {
+      // Claimed in one order by every group, so two groups never wait on each other's keys.
+      indexes.sort((a, b) => compare(keys.identity(entries[a]!.key), keys.identity(entries[b]!.key)));
+      const claimed = await keys.claim(
+        tx,
+        indexes.map((i) => entries[i]!.key),
+        now,
+      );
+      indexes.forEach((index, j) => claimed[j] && writable.push(index));
+    }
+    return writable.sort((a, b) => a - b);
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * A group whose items are written one after another in the group's transaction by `writeOne`, the
+ * function that also writes an item alone. For writes with no multi-row form yet: the group still
+ * shares one transaction, one commit and the key statements, though each item keeps its own.
+ */
+export function sequentialWriteGroup<I, T>(
+  db: Database,
+  clock: Clock,
+  writeOne: (tx: Queryable, item: I, now: number) => Promise<T>,
+): WriteGroup<I, T> {
+  return new WriteGroup<I, T>(db, clock, {
+    async write(tx, items, now) {
+      const answers: T[] = [];
+      for (const item of items) answers.push(await writeOne(tx, item, now));
+      return answers;
+    },
+  });
+}

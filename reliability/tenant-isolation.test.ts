@@ -66,6 +66,10 @@ const OPERATION_EXCLUSIONS: Record<string, string> = {
     "mints a token for the key's own organisation; externalId/email name the caller's own user, another principal per organisation",
   operatorCreateOrganization:
     "operator route: its only credential, operatorToken, is the deployment's and belongs to no organisation, so there is no organisation B to call it as; the slug names the organisation being created, not a record of an existing one",
+  operatorDisableOrganization:
+    "operator route: the deployment's operator acts on any organisation by design and belongs to none, so there is no organisation B to call it as (server/test/accounts/organization-status.test.ts: another organisation is untouched)",
+  operatorEnableOrganization:
+    "operator route: the deployment's operator acts on any organisation by design and belongs to none, so there is no organisation B to call it as",
 };
 
 /** Parameters and fields that name the organisation itself (public routes are scoped by them). */

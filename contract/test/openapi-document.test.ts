@@ -30,12 +30,12 @@ const SHARED_ERROR_RESPONSES = [
 ];
 
 describe("OpenAPI document", () => {
-  test("is OpenAPI 3.1.0, description 2.15.0, with the Known gap note", () => {
+  test("is OpenAPI 3.1.0, description 2.16.0, with the Known gap note", () => {
     assert.ok(openApiPath.endsWith("v1.yaml"));
     assert.equal(doc.openapi, "3.1.0");
     const info = asObject(doc.info, "info");
     assert.equal(info.version, OPENAPI_DESCRIPTION_VERSION);
-    assert.equal(info.version, "2.15.0");
+    assert.equal(info.version, "2.16.0");
     assert.match(String(info.description), /Known gap/);
   });
 

@@ -110,6 +110,7 @@ export const ISOLATION_BODIES: Record<string, (ids: Ids) => Record<string, unkno
   addBreachPrincipals: () => ({ purposes: ["Account"] }),
   notifyBreachPrincipals: () => ({ consequences: "c", safetyMeasures: "s", contact: "dpo@example.com" }),
   confirmRetentionErasureExecuted: () => ({}),
+  cancelScheduledErasure: () => ({ reason: "sample cancellation" }),
   createRetentionPolicy: (ids) => ({ preset: "ecommerce", activityId: ids.activityId }),
   updateRetentionPolicy: () => ({ name: "sample policy" }),
   placeLegalHold: (ids) => ({

@@ -5,7 +5,9 @@
 // server/src and contract/src, and the OpenAPI description. It lives beside the sources at the same depth
 // (server/.build-<key>/… mirrors server/src/…, contract/.build-<key>/… mirrors contract/src/…),
 // so every `new URL("../…", import.meta.url)` in the code finds the same files it finds from
-// src/. Non-TypeScript files (migrations, the demo shop) are copied. A build is written to a
+// src/. Non-TypeScript files (migrations, the demo shop) are copied. `guard` runs the bundle made
+// beside them (server/.build-<key>/guard.bundle.js: the server and contract code in one module,
+// every file in it keeping its per-file counterpart's import.meta.url). A build is written to a
 // temporary directory and renamed into place, so concurrent first starts never see half a build;
 // the loser of a rename race uses the winner's. Older builds are removed.
 //
@@ -18,6 +20,7 @@ import { fileURLToPath } from "node:url";
 const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONTRACT_DIR = path.resolve(SERVER_DIR, "../contract");
 const BUILD_PREFIX = ".build-";
+const BUILD_LAYOUT = "per-file and bundle";
 const CONTRACT_SPECIFIER = "@guard/contract";
 // Parsed at build time into the contract build's openapi.json (contract/src/index.ts reads that
 // when it exists), so a start does not parse the YAML.
@@ -43,7 +46,8 @@ function filesUnder(dir) {
  * costs a few milliseconds.
  */
 function sourceKey(trees) {
-  const hash = createHash("sha256");
+  // The layout of a build is part of its key: a build made by an older build.js is not reused.
+  const hash = createHash("sha256").update(`${BUILD_LAYOUT}\0`);
   const add = (label, file) => hash.update(`${label}\0`).update(fs.readFileSync(file)).update("\0");
   for (const { dir, files } of trees) {
     for (const file of files) add(`${path.basename(dir)}/src/${file}`, path.join(dir, "src", file));
@@ -73,6 +77,55 @@ async function buildTree(esbuild, tree, out, rewriteContract) {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, rewriteContract ? rewriteContract(code, target) : code);
   }
+}
+
+// The entry `guard` runs: the server and the contract in one file beside the per-file build, so a
+// start loads one module of ours instead of a few hundred (bench/README.md, "Start-up"). Packages
+// stay outside it and load from node_modules as before.
+const BUNDLE = "guard.bundle.js";
+
+/**
+ * Bundles `entry` (server/src/cli/main.ts) with the contract into `outFile`. Every file in it keeps
+ * its own `import.meta.url`: the URL of its counterpart in the per-file builds (which hold the
+ * assets the code finds relative to itself), relative to the bundle, so the build can still move.
+ */
+async function bundleServer(esbuild, entry, outFile, finalOutFile, builtUrlOf) {
+  const relativeTo = (from, to) => {
+    const relative = path.relative(path.dirname(from), to).split(path.sep).join("/");
+    return relative.startsWith(".") ? relative : `./${relative}`;
+  };
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile: outFile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: "linked",
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "guard-sources",
+        setup(build) {
+          // Bare specifiers are packages, loaded from node_modules at run time; the contract
+          // package's export is TypeScript, so it is bundled from its sources.
+          build.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.path === CONTRACT_SPECIFIER
+              ? { path: path.join(CONTRACT_DIR, "src", "index.ts") }
+              : { path: args.path, external: true },
+          );
+          build.onLoad({ filter: /\.ts$/ }, (args) => {
+            const source = fs.readFileSync(args.path, "utf8");
+            const own = JSON.stringify(relativeTo(finalOutFile, builtUrlOf(args.path)));
+            return {
+              contents: source.replaceAll("import.meta.url", `new URL(${own}, import.meta.url).href`),
+              loader: "ts",
+            };
+          });
+        },
+      },
+    ],
+  });
 }
 
 const KEEP_PREVIOUS = 2;
@@ -110,7 +163,7 @@ export async function ensureServerBuild() {
   const key = sourceKey(trees);
   const serverOut = path.join(SERVER_DIR, BUILD_PREFIX + key);
   const contractOut = path.join(CONTRACT_DIR, BUILD_PREFIX + key);
-  const entry = path.join(serverOut, "cli", "main.js");
+  const entry = path.join(serverOut, BUNDLE);
   if (fs.existsSync(entry) && fs.existsSync(path.join(contractOut, "index.js"))) return entry;
 
   const esbuild = await import("esbuild");
@@ -134,6 +187,22 @@ export async function ensureServerBuild() {
     const temporary = out + suffix;
     fs.rmSync(temporary, { recursive: true, force: true });
     await buildTree(esbuild, tree, temporary, rewrite);
+    if (tree === trees[0]) {
+      // Where each source file's per-file build is (its import.meta.url in the bundle).
+      const builtUrlOf = (source) => {
+        const [dir, out] = source.startsWith(path.join(CONTRACT_DIR, "src"))
+          ? [CONTRACT_DIR, contractOut]
+          : [SERVER_DIR, serverOut];
+        return path.join(out, path.relative(path.join(dir, "src"), source).replace(/\.ts$/, ".js"));
+      };
+      await bundleServer(
+        esbuild,
+        path.join(SERVER_DIR, "src", "cli", "main.ts"),
+        path.join(temporary, BUNDLE),
+        entry,
+        builtUrlOf,
+      );
+    }
     if (tree === trees[1]) {
       const { parse } = await import("yaml");
       fs.writeFileSync(
@@ -158,7 +227,7 @@ export async function ensureServerBuild() {
 // snapshot fresh data directories start from (server/src/db/fresh-snapshot.ts).
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const entry = await ensureServerBuild();
-  console.log(`built ${path.relative(process.cwd(), path.dirname(path.dirname(entry)))}`);
+  console.log(`built ${path.relative(process.cwd(), path.dirname(entry))}`);
   if (process.argv.includes("--snapshot")) {
     const { spawnSync } = await import("node:child_process");
     const os = await import("node:os");

@@ -74,6 +74,8 @@ async function readColumns(db: Queryable): Promise<ColumnInfo[]> {
        FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
       WHERE c.table_schema = 'public'
+        -- A partition is read and written through its parent, never by name.
+        AND c.table_name NOT IN (SELECT relname FROM pg_class WHERE relispartition)
       ORDER BY c.table_name, c.ordinal_position`,
   );
 }

@@ -248,10 +248,45 @@ interface GeneratedSecrets {
  * `<dataDir>/secrets.json` (mode 0600) and reused on every start, so tokens and audit hashes stay
  * valid across restarts.
  */
+/**
+ * The secrets file as Guard wrote it, or a ConfigError naming the file. Never regenerated when
+ * damaged: its keys sign every token, key every audit hash and seal every stored webhook secret,
+ * so new ones would silently orphan what the old ones protect.
+ */
+function readSecretsFile(file: string): GeneratedSecrets {
+  const refuse = (problem: string) =>
+    new ConfigError(
+      `${file} ${problem}: restore it from a backup of the data directory (new secrets would invalidate tokens, audit hashes and stored webhook secrets)`,
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw refuse(
+      error instanceof SyntaxError ? "is not valid JSON" : `cannot be read (${(error as Error).message})`,
+    );
+  }
+  const secrets = parsed as Partial<GeneratedSecrets> | null;
+  const isSecret = (value: unknown) => typeof value === "string" && value.length >= MIN_SECRET_LENGTH;
+  if (typeof secrets !== "object" || secrets === null || !isSecret(secrets.tokenSecret))
+    throw refuse(`has no tokenSecret of ${MIN_SECRET_LENGTH}+ characters`);
+  const keys = secrets.auditKeys;
+  if (
+    typeof keys !== "object" ||
+    keys === null ||
+    Object.keys(keys).length === 0 ||
+    Object.entries(keys).some(([version, key]) => !/^[1-9]\d*$/.test(version) || !isSecret(key))
+  )
+    throw refuse(`has no auditKeys of the form {"1": "<${MIN_SECRET_LENGTH}+ characters>"}`);
+  if (secrets.secretsKey !== undefined && !isSecret(secrets.secretsKey))
+    throw refuse(`has a secretsKey shorter than ${MIN_SECRET_LENGTH} characters`);
+  return secrets as GeneratedSecrets;
+}
+
 function loadOrCreateSecrets(dataDir: string): Required<GeneratedSecrets> {
   const file = path.join(dataDir, "secrets.json");
   if (fs.existsSync(file)) {
-    const existing = JSON.parse(fs.readFileSync(file, "utf8")) as GeneratedSecrets;
+    const existing = readSecretsFile(file);
     if (!existing.secretsKey) {
       // Older data directories predate this secret: add it, keeping every other secret as it was.
       // Derived (not random) so two processes starting at once on one directory write the same value.
@@ -317,7 +352,20 @@ function checkDatabaseUrl(raw: string | undefined): string | undefined {
       `DATABASE_URL must be a postgres:// or postgresql:// URL (it is ${url.protocol}//…): Guard runs on PostgreSQL only; unset it to use the embedded database`,
     );
   }
-  return raw;
+  return withExplicitSslMode(raw, url);
+}
+
+/**
+ * node-postgres verifies the server's certificate for `sslmode=prefer|require|verify-ca` exactly as
+ * for `verify-full`, and prints a nine-line warning at start saying so. Naming verify-full keeps
+ * that behaviour (the stricter one) without the warning. `uselibpqcompat=true` asks for libpq's
+ * weaker meanings instead and is left as it is.
+ */
+function withExplicitSslMode(raw: string, url: URL): string {
+  const mode = url.searchParams.get("sslmode");
+  if (!mode || !["prefer", "require", "verify-ca"].includes(mode)) return raw;
+  if (url.searchParams.get("uselibpqcompat") === "true") return raw;
+  return raw.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=&|$)/, "$1verify-full");
 }
 
 function operatorTokenDigest(raw: string | undefined): Buffer | undefined {

@@ -9,6 +9,7 @@ import { migrate } from "./db/migrate.js";
 import { startIdempotencyPurge } from "./http/idempotency-purge.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { startLogRetentionSweep } from "./log-retention/purge.js";
+import { startPartitionMaintenance } from "./log-retention/partitions.js";
 import { startPosExpirySweep } from "./offline/pos/expiry.js";
 import { startBreachClockSweep } from "./breaches/clocks.js";
 import { startRightsClockSweep } from "./rights/clocks.js";
@@ -19,6 +20,24 @@ import { SecretBox } from "./lib/secret-box.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 import { startDecisionCompaction } from "./gate/compaction.js";
 import { startCliSocket } from "./cli/cli-socket.js";
+
+// The background jobs (below) start this long after the server listens. On the embedded database
+// they share the one thread with the requests, and their first runs' queries (on a cold catalog)
+// held the first requests back (bench/README.md, "Start-up"); each job runs on its own interval
+// from then on.
+const BACKGROUND_START_DELAY_MS = 1_000;
+
+/** Starts a background job BACKGROUND_START_DELAY_MS from now; stop() before then cancels the start. */
+function startSoon(start: () => { stop(): Promise<void> }): { stop(): Promise<void> } {
+  let job: { stop(): Promise<void> } | undefined;
+  const timer = setTimeout(() => (job = start()), BACKGROUND_START_DELAY_MS);
+  return {
+    stop: async () => {
+      clearTimeout(timer);
+      await job?.stop();
+    },
+  };
+}
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -66,69 +85,99 @@ export async function startServer(
       secrets: new SecretBox(config.secretsKey),
       log: app.serviceLog,
     });
-    webhookWorker.start();
+    const webhookDelivery = startSoon(() => {
+      webhookWorker.start();
+      return webhookWorker;
+    });
     // Links the audit entries writers queue into each organisation's chain (audit/sequencer.ts).
+    // Started at once, unlike the jobs around it: its interval bounds how long an acknowledged
+    // write's entry stays unlinked (entries a killed process left are linked by this first pass),
+    // and its stop links what is still queued.
     const auditSequencer = startAuditSequencer({
       db,
       clock,
       onError: (error) => app.serviceLog.error({ err: error }, "audit sequencer pass failed"),
     });
     // Raises dsr/grievance due_soon and overdue events; instances share the work (rights/clocks.ts).
-    const rightsClockSweep = startRightsClockSweep({
-      db,
-      clock,
-      onError: (error) => app.serviceLog.error({ err: error }, "rights clock sweep failed"),
-    });
+    const rightsClockSweep = startSoon(() =>
+      startRightsClockSweep({
+        db,
+        clock,
+        onError: (error) => app.serviceLog.error({ err: error }, "rights clock sweep failed"),
+      }),
+    );
     // Schedules erasures, sends their 48-hour notices, cancels those a principal's return moved;
     // instances share the work (retention/sweep.ts). The relay notifier is stateless, so this one
     // behaves exactly as the application's.
-    const retentionSweep = startRetentionSweep({
-      db,
-      clock,
-      notifier: new WebhookRelayNotifier(),
-      onError: (error) => app.serviceLog.error({ err: error }, "retention sweep failed"),
-    });
+    const retentionSweep = startSoon(() =>
+      startRetentionSweep({
+        db,
+        clock,
+        notifier: new WebhookRelayNotifier(),
+        onError: (error) => app.serviceLog.error({ err: error }, "retention sweep failed"),
+      }),
+    );
     // Raises the breach clocks' due_soon and overdue events; instances share the work (breaches/clocks.ts).
-    const breachClockSweep = startBreachClockSweep({
-      db,
-      clock,
-      onError: (error) => app.serviceLog.error({ err: error }, "breach clock sweep failed"),
-    });
+    const breachClockSweep = startSoon(() =>
+      startBreachClockSweep({
+        db,
+        clock,
+        onError: (error) => app.serviceLog.error({ err: error }, "breach clock sweep failed"),
+      }),
+    );
     // Deletes expired idempotency keys; instances share the work (http/idempotency-purge.ts).
-    const idempotencyPurge = startIdempotencyPurge({
-      db,
-      clock,
-      onError: (error) => app.serviceLog.error({ err: error }, "idempotency key purge failed"),
-    });
+    const idempotencyPurge = startSoon(() =>
+      startIdempotencyPurge({
+        db,
+        clock,
+        onError: (error) => app.serviceLog.error({ err: error }, "idempotency key purge failed"),
+      }),
+    );
     // Moves unanswered POS requests past their 72 hours into the staff queue (offline/pos/expiry.ts).
-    const posExpirySweep = startPosExpirySweep({
-      db,
-      clock,
-      onError: (error) => app.serviceLog.error({ err: error }, "POS request expiry sweep failed"),
-    });
+    const posExpirySweep = startSoon(() =>
+      startPosExpirySweep({
+        db,
+        clock,
+        onError: (error) => app.serviceLog.error({ err: error }, "POS request expiry sweep failed"),
+      }),
+    );
     // Purges what each organisation's log-retention policy allows; instances share the work
     // safely (log-retention/purge.ts).
-    const logRetentionSweep = startLogRetentionSweep({
-      db,
-      clock,
-      keys: config.auditKeys,
-      onReport: (report) => {
-        const purged = Object.entries(report.classes).filter(([, c]) => c.status === "purged");
-        if (purged.length > 0) {
-          app.serviceLog.info(
-            { organizationId: report.organizationId, purged: Object.fromEntries(purged) },
-            "log retention purged logs past the organisation's policy",
-          );
-        }
-      },
-      onError: (error) => app.serviceLog.error({ err: error }, "log retention sweep failed"),
-    });
+    const logRetentionSweep = startSoon(() =>
+      startLogRetentionSweep({
+        db,
+        clock,
+        keys: config.auditKeys,
+        onReport: (report) => {
+          const purged = Object.entries(report.classes).filter(([, c]) => c.status === "purged");
+          if (purged.length > 0) {
+            app.serviceLog.info(
+              { organizationId: report.organizationId, purged: Object.fromEntries(purged) },
+              "log retention purged logs past the organisation's policy",
+            );
+          }
+        },
+        onError: (error) => app.serviceLog.error({ err: error }, "log retention sweep failed"),
+      }),
+    );
+    // Creates the high-volume logs' month partitions ahead, at start and daily (log-retention/partitions.ts).
+    // (Until its first run, a new month's rows land in the DEFAULT partition, which it then empties.)
+    const partitionMaintenance = startSoon(() =>
+      startPartitionMaintenance({
+        db,
+        clock,
+        onCreated: (partitions) => app.serviceLog.info({ partitions }, "log partitions created"),
+        onError: (error) => app.serviceLog.error({ err: error }, "log partition maintenance failed"),
+      }),
+    );
     // Moves the gate's decision runs into compact blocks each second (gate/compaction.ts).
-    const decisionCompaction = startDecisionCompaction({
-      db,
-      clock,
-      onError: (error) => app.serviceLog.error({ err: error }, "decision log compaction failed"),
-    });
+    const decisionCompaction = startSoon(() =>
+      startDecisionCompaction({
+        db,
+        clock,
+        onError: (error) => app.serviceLog.error({ err: error }, "decision log compaction failed"),
+      }),
+    );
     const url = address.replace("[::1]", "localhost");
     // The embedded database has one opener, this process: a `guard` beside it runs through here.
     const cliSocket =
@@ -156,7 +205,8 @@ export async function startServer(
           await posExpirySweep.stop();
           await decisionCompaction.stop();
           await logRetentionSweep.stop();
-          await webhookWorker.stop();
+          await partitionMaintenance.stop();
+          await webhookDelivery.stop();
           await app.close();
           // After the last request, so what it queued is linked before the database closes.
           await auditSequencer.stop();

@@ -452,6 +452,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator/organizations/{organizationId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an organisation, keeping all its records
+         * @description Stops everything acting for the organisation while keeping every record it holds (a
+         *     fiduciary's evidence under the DPDP Act: nothing is deleted). Its service keys, principal
+         *     access tokens and staff sessions are answered `403 FORBIDDEN` (they stay valid for when it
+         *     is enabled again), its staff cannot sign in, its public routes (organisation, notices,
+         *     banner and widget configuration, response periods, anonymous consent) answer `404` exactly
+         *     as for an organisation that does not exist (withdrawing a consent stays possible), its
+         *     webhook deliveries stay queued, and the
+         *     retention sweep schedules and notifies nothing for it. Takes effect on every instance at
+         *     once. Recorded, with `reason` and who asked, on the organisation's audit chain
+         *     (`organization.disabled`). Disabling a disabled organisation changes nothing and answers
+         *     `changed: false` (the first disabling stays). `guard org disable` does the same. Added in
+         *     2.16.0.
+         */
+        post: operations["operatorDisableOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/organizations/{organizationId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled organisation again
+         * @description Undoes `disable`: the organisation's keys, tokens and sessions that are still valid work
+         *     again, its staff can sign in, its public routes answer, its queued webhook deliveries are
+         *     sent and background jobs resume. Recorded on its audit chain (`organization.enabled`) with
+         *     who asked and the optional `reason`. Enabling an enabled organisation changes nothing and
+         *     answers `changed: false`. The body may be `{}`. `guard org enable` does the same. Added in
+         *     2.16.0.
+         */
+        post: operations["operatorEnableOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/staff/notifications": {
         parameters: {
             query?: never;
@@ -2097,6 +2153,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff/retention/erasures/{scheduledErasureId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled erasure by hand
+         * @description Staff decide that one principal's erasure must not go ahead (a dispute, a request of hers
+         *     to keep her data, a mistake in the register), saying why. The erasure leaves the due list at
+         *     once; the cancellation, with the reason and who made it, is recorded on the audit chain and
+         *     raised as the `retention.erasure_cancelled` webhook event (reason `staff_cancelled`, without
+         *     the text). The window it was scheduled for is never scheduled again: the principal's next
+         *     window starts from her next activity. Cancelling a cancelled erasure answers it unchanged;
+         *     an executed one is `409 CONFLICT`. For a suspension rather than a cancellation, place a
+         *     legal hold. `admin` and `dpo` sessions, or the service key; cookie calls need
+         *     `X-CSRF-Token`. Added in 2.16.0.
+         */
+        post: operations["cancelScheduledErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/staff/log-retention/policy": {
         parameters: {
             query?: never;
@@ -3513,6 +3597,32 @@ export interface components {
             name: string;
             /** @description Epoch ms. */
             createdAt: number;
+            /** @description Epoch ms when the operator disabled the organisation; null while it is enabled. Added in 2.16.0. */
+            disabledAt?: number | null;
+            /** @description Why it was disabled, as the operator gave it; null while it is enabled. Added in 2.16.0. */
+            disabledReason?: string | null;
+            /** @description Who disabled it (`operator` or `operator:<by>` over HTTP, `cli:<OS user>` from `guard org disable`); null while it is enabled. Added in 2.16.0. */
+            disabledBy?: string | null;
+        };
+        /** @description Added in 2.16.0. */
+        OperatorDisableOrganizationRequest: {
+            /** @description Why the organisation is disabled; recorded with it and on its audit chain. */
+            reason: string;
+            /** @description Who asks (a name or a ticket), recorded as `operator:<by>`; `operator` when absent. */
+            by?: string;
+        };
+        /** @description Added in 2.16.0. */
+        OperatorEnableOrganizationRequest: {
+            /** @description Why it is enabled again; recorded on its audit chain. */
+            reason?: string;
+            /** @description Who asks, recorded as `operator:<by>`; `operator` when absent. */
+            by?: string;
+        };
+        /** @description Added in 2.16.0. */
+        OperatorOrganizationStatusChange: {
+            organization: components["schemas"]["OperatorOrganization"];
+            /** @description False when the organisation already was in the state asked for; then nothing was changed or recorded. */
+            changed: boolean;
         };
         OperatorCreateOrganizationRequest: {
             /** @description Lowercase letters, digits and inner hyphens, 1-64 characters; the organisation's public name in URLs. */
@@ -3652,8 +3762,12 @@ export interface components {
             /** @description The later of `scheduledFor` and the notice plus `noticeHours`; null until notified. */
             dueAt: number | null;
             cancelledAt: number | null;
-            /** @description principal_activity, anchor_changed, policy_changed or policy_archived. */
+            /** @description principal_activity, anchor_changed, policy_changed, policy_archived, or (added in 2.16.0) staff_cancelled. */
             cancelReason: string | null;
+            /** @description The staff id or API key id that cancelled the erasure by hand; null otherwise. Added in 2.16.0. */
+            cancelledBy?: string | null;
+            /** @description Why staff cancelled the erasure by hand (also on the audit chain); null otherwise. Added in 2.16.0. */
+            cancelNote?: string | null;
             executedAt: number | null;
             executedBy: string | null;
         };
@@ -5474,6 +5588,77 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    operatorDisableOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the organisation. */
+                organizationId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorDisableOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The organisation, disabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorOrganizationStatusChange"];
+                };
+            };
+            /** @description `reason` is missing or blank, or a field is malformed (`VALIDATION_ERROR`, naming it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No organisation has this id (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    operatorEnableOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the organisation. */
+                organizationId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorEnableOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The organisation, enabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorOrganizationStatusChange"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No organisation has this id (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             426: components["responses"]["UpgradeRequired"];
@@ -9173,6 +9358,54 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelScheduledErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required when the request is authenticated by the `guard_session` cookie: it must equal the
+                 *     session's `csrfToken`, else `403 FORBIDDEN`. Not needed with a bearer credential.
+                 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                scheduledErasureId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the erasure is cancelled; kept on the audit chain. Added in 2.16.0. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Cancelled; the erasure as it now stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledErasure"];
+                };
+            };
+            /** @description A missing or invalid field (`VALIDATION_ERROR`, `field` names it). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The staff role is `viewer`, or `X-CSRF-Token` is missing or wrong (`FORBIDDEN`). */
+            403: components["responses"]["Forbidden"];
+            /** @description No such scheduled erasure in the organisation (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
+            /** @description The erasure was already executed (`CONFLICT`). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             426: components["responses"]["UpgradeRequired"];
             500: components["responses"]["InternalError"];
         };

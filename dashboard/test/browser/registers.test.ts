@@ -3,11 +3,14 @@
 // filter, changes, archives and restores it; records a breach discovered 70 hours ago and sees its
 // clocks (principals overdue, the Board's 72 hours due soon), records the Board's first intimation,
 // adds an affected principal and tells her, and finds the notification on the Notifications page;
-// creates a retention policy from a Third-Schedule preset and places and releases a legal hold. A
+// creates a retention policy from a Third-Schedule preset, places and releases a legal hold, and
+// cancels a due erasure by hand with a reason. A
 // viewer reads every page with no write controls. axe-core and a screenshot per page.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { WebhookRelayNotifier } from "../../../server/src/notifications/notifier.js";
+import { sweepRetention } from "../../../server/src/retention/sweep.js";
 import { principal } from "../../../server/test/support/consent-fixtures.js";
 import {
   browserSkip,
@@ -227,6 +230,43 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
     await dialog.getByRole("button", { name: "Release hold" }).click();
     await page.getByText(/is released; its erasures proceed/).waitFor();
     await holds.getByRole("cell", { name: /Released/ }).waitFor();
+
+    // An erasure falls due (a purpose served 40 days ago under a 30-day policy); the DPO cancels it
+    // by hand, with a reason.
+    const svc = { authorization: `Bearer ${guard.seeded.apiKey}` };
+    const policy = await guard.t.request({
+      method: "POST",
+      url: "/api/v1/staff/retention/policies",
+      headers: svc,
+      payload: { name: "Deliveries", purpose: "Delivery", anchorEvent: "purpose_served", durationDays: 30 },
+    });
+    assert.equal(policy.statusCode, 201, policy.body);
+    const served = await guard.t.request({
+      method: "POST",
+      url: "/api/v1/staff/retention/events",
+      headers: svc,
+      payload: {
+        userId: "breach-person-1",
+        kind: "purpose_served",
+        purpose: "Delivery",
+        occurredAt: guard.t.clock.now() - 40 * 24 * HOUR,
+      },
+    });
+    assert.equal(served.statusCode, 201, served.body);
+    assert.equal(
+      (await sweepRetention(guard.t.db, new WebhookRelayNotifier(), guard.t.clock.now())).scheduled,
+      1,
+    );
+    await page.reload();
+    const erasures = page.getByRole("region", { name: "Scheduled erasures" }).first();
+    await erasures.getByRole("button", { name: /^Cancel erasure / }).click();
+    const cancelDialog = page.getByRole("dialog");
+    await cancelDialog.getByRole("button", { name: "Cancel erasure" }).click();
+    await cancelDialog.locator(".field-error").waitFor();
+    await cancelDialog.getByLabel("Reason").fill("She disputes it; kept pending ticket 88.");
+    await cancelDialog.getByRole("button", { name: "Cancel erasure" }).click();
+    await page.getByText(/The erasure of breach-person-1's data under this window is cancelled\./).waitFor();
+    await erasures.getByRole("cell", { name: /Cancelled \(staff cancelled\): She disputes it/ }).waitFor();
     assert.deepEqual(problems, []);
   });
 
@@ -262,7 +302,7 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
       .first()
       .getByRole("cell", { name: /Released/ })
       .waitFor();
-    for (const name of [/^Create policy$/, /^Place hold$/, /^Archive /, /^Release hold/])
+    for (const name of [/^Create policy$/, /^Place hold$/, /^Archive /, /^Release hold/, /^Cancel erasure/])
       assert.equal(await page.getByRole("button", { name }).count(), 0, String(name));
     await checkAccessibility(page, "Retention (viewer)");
 

@@ -1,8 +1,9 @@
 // The access check: whether a request may call an operation. In order: the credential the
-// operation's `security` asks for (access/credentials.ts), the staff roles its route allows, and the
-// capability that gates it (capabilities/capabilities.ts), checked for the credential's
-// organisation, or on a public route for the organisation the request names
-// (access/public-organizations.ts). A switched-off capability answers exactly what an unknown
+// operation's `security` asks for (access/credentials.ts), whether its organisation is disabled
+// (403; accounts/organization-status.ts), the staff roles its route allows, and the capability that
+// gates it (capabilities/capabilities.ts), checked for the credential's organisation, or on a public
+// route for the organisation the request names (access/public-organizations.ts; a disabled one is
+// answered as an unknown one). A switched-off capability answers exactly what an unknown
 // route answers. The frame (http/app.ts) runs the check before validation, so a caller without a
 // credential gets 401 before any 400, and a switched-off route is 404 even for malformed input.
 //
@@ -10,6 +11,7 @@
 // switches); then the check answers synchronously, without a promise, since every async layer costs
 // each request a promise and a microtask. Anything else takes the same checks asynchronously.
 import type { ApiKeyCache } from "../accounts/api-keys.js";
+import { organizationDisabled } from "../accounts/organization-status.js";
 import {
   capabilityForOperation,
   isOn,
@@ -24,6 +26,7 @@ import { Failure, forbidden } from "../lib/failure.js";
 import { authenticate, cachedCredential, type CredentialRequest } from "./credentials.js";
 import {
   assertCapabilityResolvable,
+  namesOrganization,
   PublicOrganizations,
   type PublicRequest,
 } from "./public-organizations.js";
@@ -73,17 +76,17 @@ export function createAccessPolicy(deps: AccessDeps) {
     const { operationId, security, roles } = operation;
     const capability = capabilityForOperation(operationId);
     if (security.length === 0) {
-      if (capability === undefined) return () => undefined;
-      assertCapabilityResolvable(operationId, true);
+      if (capability !== undefined) assertCapabilityResolvable(operationId, true);
+      else if (!namesOrganization(operationId)) return () => undefined;
       return (request) => checkPublic(request, operationId, capability);
     }
     return (request) => {
       const cached = cachedCredential(request, security, deps);
       if (cached) {
-        if (capability === undefined) return cached;
-        const switches = deps.capabilities.peek(cached.organizationId);
-        if (switches !== undefined) {
-          if (!isOn(switches, capability)) asIfAbsent(request);
+        // The organisation's entry says both whether it is disabled and what is switched off.
+        const gate = deps.capabilities.peekGate(cached.organizationId);
+        if (gate !== undefined && !gate.disabled) {
+          if (capability !== undefined && !isOn(gate.overrides, capability)) asIfAbsent(request);
           return cached;
         }
       }
@@ -98,23 +101,28 @@ export function createAccessPolicy(deps: AccessDeps) {
     capability: CapabilityName | undefined,
   ): Promise<Access> {
     const credential = await authenticate(request, security, deps);
-    checkRole(credential, roles);
-    // The operator belongs to no organisation: no organisation's switches apply to it.
-    if (capability !== undefined && credential.kind !== "operator") {
-      // An organisation that no longer exists has no switches to apply; its routes answer for it.
-      const switches = await deps.capabilities.read(deps.db, credential.organizationId);
-      if (switches && !isOn(switches, capability)) asIfAbsent(request);
+    // The operator belongs to no organisation: no organisation's state or switches apply to it.
+    if (credential.kind === "operator") {
+      checkRole(credential, roles);
+      return credential;
     }
+    // An organisation that no longer exists has no state to apply; its routes answer for it.
+    const gate = await deps.capabilities.readGate(deps.db, credential.organizationId);
+    if (gate?.disabled) throw organizationDisabled();
+    checkRole(credential, roles);
+    if (capability !== undefined && gate && !isOn(gate.overrides, capability)) asIfAbsent(request);
     return credential;
   }
 
   async function checkPublic(
     request: CheckedRequest,
     operationId: string,
-    capability: CapabilityName,
+    capability: CapabilityName | undefined,
   ): Promise<Access> {
     const named = await publicOrganizations.resolve(operationId, request);
-    if (named && !isOn(named.switches, capability)) asIfAbsent(request);
+    // A disabled organisation is answered as one that does not exist, in the route's own words.
+    if (named?.disabled) throw publicOrganizations.absent(operationId);
+    if (named && capability !== undefined && !isOn(named.switches, capability)) asIfAbsent(request);
     return undefined;
   }
 

@@ -1,6 +1,7 @@
 // What the deployment's operator does over HTTP (/api/v1/operator/…, GUARD_OPERATOR_TOKEN): create
 // an organisation ready to use — its first admin and a service key with it, as `guard org create`,
-// `guard staff create` and `guard keys create` do — and list the organisations.
+// `guard staff create` and `guard keys create` do — list the organisations, and disable or enable
+// one (organization-status.ts).
 import { randomBytes } from "node:crypto";
 import type { Queryable } from "../db/database.js";
 import { pageInMemory, pageScope, type Page, type PageRequest } from "../lib/paging.js";
@@ -61,4 +62,11 @@ export const organizationToWire = (o: Organization) => ({
   slug: o.slug,
   name: o.name,
   createdAt: o.createdAt,
+  disabledAt: o.disabledAt,
+  disabledReason: o.disabledReason,
+  disabledBy: o.disabledBy,
 });
+
+/** Who an operator request is recorded as: `operator`, or `operator:<by>` when the body names someone. */
+export const operatorActor = (by: string | undefined): string =>
+  by === undefined || by.trim() === "" ? "operator" : `operator:${by.trim()}`;

@@ -9,9 +9,11 @@ import { pageInMemory, pageScope } from "../lib/paging.js";
 import { createApiKey, revokeApiKey } from "./api-keys.js";
 import {
   createOrganizationForOperator,
+  operatorActor,
   organizationToWire,
   pageOrganizationsForOperator,
 } from "./operator.js";
+import { disableOrganization, enableOrganization } from "./organization-status.js";
 import { findOrganizationBySlug } from "./organizations.js";
 import { mintPrincipalToken } from "./principal-tokens.js";
 import { ensurePrincipal, setPrincipalEmail } from "./principals.js";
@@ -47,6 +49,36 @@ export const accountRoutes: RouteModule = ({ config, db, clock }) => [
         const created = await createOrganizationForOperator(tx, request.body, now);
         return { ...created, organization: organizationToWire(created.organization) };
       });
+    },
+  },
+  {
+    operationId: "operatorDisableOrganization",
+    handler: async (request, _reply, tools) => {
+      const { reason, by } = request.body;
+      const change = await tools.write((tx) =>
+        disableOrganization(
+          tx,
+          { organizationId: request.params.organizationId, reason, by: operatorActor(by) },
+          clock.now(),
+        ),
+      );
+      if (!change) throw notFound("No organisation has this id");
+      return { organization: organizationToWire(change.organization), changed: change.changed };
+    },
+  },
+  {
+    operationId: "operatorEnableOrganization",
+    handler: async (request, _reply, tools) => {
+      const { reason, by } = request.body;
+      const change = await tools.write((tx) =>
+        enableOrganization(
+          tx,
+          { organizationId: request.params.organizationId, reason, by: operatorActor(by) },
+          clock.now(),
+        ),
+      );
+      if (!change) throw notFound("No organisation has this id");
+      return { organization: organizationToWire(change.organization), changed: change.changed };
     },
   },
   {

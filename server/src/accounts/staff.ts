@@ -4,9 +4,11 @@ import type { StaffRole } from "../lib/credentials.js";
 import { Failure, notFound, unauthorized, validationError } from "../lib/failure.js";
 import { newId } from "../lib/ids.js";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "../lib/secrets.js";
+import { organizationDisabled } from "./organization-status.js";
 import { beginSignInAttempt, signInSucceeded } from "./sign-in-limits.js";
 import {
   endStaffUserSessions,
+  findOrganizationById,
   insertStaffUser,
   setStaffUserPasswordHash,
   staffUserForSignIn,
@@ -127,5 +129,10 @@ export async function signInStaff(
   // A failure was counted when the attempt began; only a success has anything to record.
   if (!staff) throw unauthorized("Unknown organisation, email or password");
   await signInSucceeded(db, attempt, now);
+  // Checked after the password, so only the organisation's own staff learn that it is disabled;
+  // the right password still counts as a success (it is no guess to slow down).
+  if ((await findOrganizationById(db, staff.organizationId))?.disabledAt != null) {
+    throw organizationDisabled();
+  }
   return staff;
 }

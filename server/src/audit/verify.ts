@@ -13,6 +13,7 @@ import { consentEvidence } from "./evidence/consent.js";
 import { parentalEvidence } from "./evidence/parental.js";
 import { rightsEvidence } from "./evidence/rights.js";
 import { organizationSettingsEvidence, responsePeriodsEvidence } from "./evidence/settings.js";
+import { organizationStatusEvidence } from "./evidence/organization-status.js";
 import { offlineCaptureEvidence } from "./evidence/offline-captures.js";
 import { offlineDeviceEvidence } from "./evidence/offline-devices.js";
 import { offlineLinkEvidence } from "./evidence/offline-links.js";
@@ -36,6 +37,7 @@ const EVIDENCE: readonly EvidenceKind[] = [
   rightsEvidence,
   responsePeriodsEvidence,
   organizationSettingsEvidence,
+  organizationStatusEvidence,
   offlineDeviceEvidence,
   offlineCaptureEvidence,
   offlineLinkEvidence,
@@ -56,9 +58,8 @@ export const VERIFIED_ENTRY_TYPES: readonly string[] = EVIDENCE.flatMap((kind) =
  * tables of each kind of evidence. The README's list of what the chain protects is this list.
  */
 export const COVERED_TABLES: readonly string[] = [
-  "audit_entries",
-  "audit_chain_heads",
-  ...EVIDENCE.flatMap((kind) => kind.tables),
+  // A table two kinds check (organizations: settings and status) is listed once.
+  ...new Set(["audit_entries", "audit_chain_heads", ...EVIDENCE.flatMap((kind) => kind.tables)]),
 ];
 
 export interface AuditVerification {

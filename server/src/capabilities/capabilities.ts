@@ -12,6 +12,7 @@
 // instance's cache drops it on commit (db/invalidation.ts).
 import {
   readCapabilitySwitches,
+  readOrganizationAccess,
   updateCapabilitySwitches,
   type CapabilitySwitches,
 } from "../accounts/store.js";
@@ -174,41 +175,60 @@ export type CapabilityOverrides = CapabilitySwitches;
 export const isOn = (overrides: CapabilityOverrides, name: CapabilityName): boolean =>
   overrides[name] !== false;
 
+/** What the request path needs of an organisation: its switches and whether it is disabled. */
+export interface OrganizationGate {
+  overrides: CapabilityOverrides;
+  /** Disabled by the deployment's operator (accounts/organization-status.ts): nothing acts for it. */
+  disabled: boolean;
+}
+
 /**
  * The organisations' switches for the request path: one read per organisation per instance, then
- * served from memory until a switch in that organisation is announced (or a minute passes).
+ * served from memory until a switch in that organisation is announced (or a minute passes). The
+ * same entry says whether the operator disabled the organisation (disabling announces on this
+ * topic too), so the access check learns both from one lookup.
  */
 export class CapabilityCache {
-  private readonly cache: ReadThroughCache<{ organizationId: string; overrides: CapabilityOverrides }>;
+  private readonly cache: ReadThroughCache<{ organizationId: string } & OrganizationGate>;
   constructor(feed: InvalidationFeed) {
     this.cache = new ReadThroughCache(feed, { topic: "capabilities", max: 10_000, ttlMs: 60_000 });
   }
 
+  /** The organisation's cached switches and state, without reading them (see ReadThroughCache.peek). */
+  peekGate(organizationId: string): OrganizationGate | undefined {
+    return this.cache.peek(organizationId);
+  }
+
+  /** The organisation's switches and state, read through the cache; undefined for no such organisation. */
+  async readGate(db: Queryable, organizationId: string): Promise<OrganizationGate | undefined> {
+    return this.cache.get(organizationId, async () => {
+      const access = await readOrganizationAccess(db, organizationId);
+      return access && { organizationId, overrides: access.switches, disabled: access.disabled };
+    });
+  }
+
   /** The organisation's cached switches, without reading them (see ReadThroughCache.peek). */
   peek(organizationId: string): CapabilityOverrides | undefined {
-    return this.cache.peek(organizationId)?.overrides;
+    return this.peekGate(organizationId)?.overrides;
   }
 
   /** The organisation's switches, read through the cache; undefined for no such organisation. */
   async read(db: Queryable, organizationId: string): Promise<CapabilityOverrides | undefined> {
-    const entry = await this.cache.get(organizationId, async () => {
-      const overrides = await readCapabilitySwitches(db, organizationId);
-      return overrides && { organizationId, overrides };
-    });
-    return entry?.overrides;
+    return (await this.readGate(db, organizationId))?.overrides;
   }
 
   /**
    * Whether capability `name` is on for the organisation (false when there is no such
-   * organisation). Answered without a promise when the switches are cached, as they are for any
+   * organisation, or while it is disabled: a disabled organisation's behaviour is off with its
+   * routes). Answered without a promise when the switches are cached, as they are for any
    * organisation whose request the access check has just let through, so a hot route pays nothing
    * for asking; callers test for a boolean before awaiting.
    */
   enabled(db: Queryable, organizationId: string, name: CapabilityName): boolean | Promise<boolean> {
-    const cached = this.peek(organizationId);
-    if (cached !== undefined) return isOn(cached, name);
-    return this.read(db, organizationId).then(
-      (overrides) => overrides !== undefined && isOn(overrides, name),
+    const cached = this.peekGate(organizationId);
+    if (cached !== undefined) return !cached.disabled && isOn(cached.overrides, name);
+    return this.readGate(db, organizationId).then(
+      (gate) => gate !== undefined && !gate.disabled && isOn(gate.overrides, name),
     );
   }
 }

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { findOrganizationBySlug, type Organization } from "../accounts/organizations.js";
 import { linkAllQueued } from "../audit/sequencer.js";
-import { ConfigError, loadConfig, type Config } from "../config.js";
+import { ConfigError, DEFAULT_DATA_DIR, loadConfig, type Config } from "../config.js";
 import { describeConnectionFailure } from "../db/connection-failure.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
 import type { Database } from "../db/database.js";
@@ -53,7 +53,7 @@ export class CliContext {
     } catch (error) {
       // A wrong setting is the operator's error like a refused value (exit 1), not a usage error (2).
       if (error instanceof ConfigError) throw new CliError(error.message, 1);
-      throw error;
+      throw dataDirError(error, options.dataDir ?? process.env.GUARD_DATA_DIR) ?? error;
     }
   }
 
@@ -86,6 +86,8 @@ export class CliContext {
           if (fs.existsSync(socketPath)) throw new RunThroughServer(socketPath, error, this.readsStdin);
           throw new CliError(error.message);
         }
+        if (databaseUrl === undefined)
+          throw dataDirError(error, dataDir) ?? damagedDatabaseError(error, dataDir);
         throw error;
       }
       if (options.migrateOnOpen !== false) {
@@ -142,6 +144,37 @@ export class CliContext {
       this.database = undefined;
     }
   }
+}
+
+/** What the file system answers when a path cannot be a private, writable directory. */
+const DATA_DIR_ERRNOS = new Set(["EEXIST", "ENOTDIR", "EACCES", "EPERM", "EROFS", "ENOSPC", "ELOOP"]);
+
+/**
+ * A data directory Guard cannot create or write (a file in the way, no permission, a read-only or
+ * full file system) as one line naming the setting, instead of the file system's stack trace;
+ * undefined for any other error.
+ */
+function dataDirError(error: unknown, configured: string | undefined): CliError | undefined {
+  const { code, path: where } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code !== "string" || !DATA_DIR_ERRNOS.has(code) || typeof where !== "string") return undefined;
+  const dir = configured ?? DEFAULT_DATA_DIR;
+  return new CliError(
+    `The data directory ${dir} cannot be used (${code} on ${where}): set GUARD_DATA_DIR or --data-dir to a directory this user can create and write`,
+  );
+}
+
+/**
+ * An existing embedded database PGlite cannot start on (files damaged or from an incompatible
+ * version): one line saying how to recover, instead of PGlite's stack. Never repaired in place:
+ * a half-readable database is evidence, and a restore replaces it as a whole.
+ */
+function damagedDatabaseError(error: unknown, dataDir: string): unknown {
+  const pgdata = path.join(dataDir, "pgdata");
+  if (!fs.existsSync(pgdata)) return error;
+  const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  return new CliError(
+    `The embedded database in ${pgdata} cannot be opened (${reason}): restore the data directory from a backup (guard --data-dir ${dataDir} restore <backup.tgz>, after moving the damaged one aside) or set GUARD_DATA_DIR to another directory`,
+  );
 }
 
 /** Who a change made from the command line is recorded as: `system` / `cli:<OS user>`. */

@@ -32,13 +32,28 @@ export function humanTime(ms: number): string {
 const MAX_DATE_MS = 8.64e15;
 
 /**
- * JSON.stringify replacer for the indented (human) result: a time field (named `at` or `…At`, as
- * every time field of the CLI's results is) holding an integer of epoch ms reads as humanTime.
- * The --json line is left as it is, so scripts keep reading numbers.
+ * The CLI results' time fields not named `at` or `…At`: an erasure's `scheduledFor`, a log purge
+ * report's `now`, `cutoff` and `purgedBefore`, an offline capture's `capturedAtClient`.
+ */
+const OTHER_TIME_FIELDS: ReadonlySet<string> = new Set([
+  "scheduledFor",
+  "now",
+  "cutoff",
+  "purgedBefore",
+  "capturedAtClient",
+]);
+
+/** Whether a result field named `key` holds a time (epoch ms) when it holds an integer. */
+export const isTimeField = (key: string): boolean =>
+  key === "at" || /[a-z]At$/.test(key) || OTHER_TIME_FIELDS.has(key);
+
+/**
+ * JSON.stringify replacer for the indented (human) result: a time field (isTimeField) holding an
+ * integer of epoch ms reads as humanTime. The --json line is left as it is, so scripts keep
+ * reading numbers.
  */
 function humanTimes(key: string, value: unknown): unknown {
-  const isTimeField = key === "at" || /[a-z]At$/.test(key);
-  if (isTimeField && Number.isSafeInteger(value) && Math.abs(value as number) <= MAX_DATE_MS) {
+  if (isTimeField(key) && Number.isSafeInteger(value) && Math.abs(value as number) <= MAX_DATE_MS) {
     return humanTime(value as number);
   }
   return value;

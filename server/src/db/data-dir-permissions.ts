@@ -32,6 +32,22 @@ export function makeTreePrivate(root: string): void {
   }
 }
 
+/**
+ * Takes group and other permissions off the directory `root` itself (not what is below it): from
+ * then on nothing below it is within other users' reach, whatever its own mode.
+ */
+export function makeDirectoryPrivate(root: string): void {
+  if (process.platform === "win32") return;
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if (stat.isDirectory() && (stat.mode & 0o777) !== 0o700) chmod(root, 0o700);
+}
+
 function chmod(file: string, mode: number): void {
   try {
     fs.chmodSync(file, mode);

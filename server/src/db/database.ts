@@ -4,7 +4,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
-import { makeTreePrivate } from "./data-dir-permissions.js";
+import { makeDirectoryPrivate, makeTreePrivate } from "./data-dir-permissions.js";
 import { analyzeChangedTables } from "./embedded-statistics.js";
 import { PreparedStatements, runPipelined, typeParsers, type PipelinedOptions } from "./pglite-pipelined.js";
 
@@ -373,8 +373,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   try {
     // A directory an older Guard left open to other users is closed before anything is read from
-    // it; everything below a 0700 directory is out of other users' reach from then on.
-    if (options.dataDir) makeTreePrivate(options.dataDir);
+    // it; everything below a 0700 directory is out of other users' reach from then on, so the walk
+    // over every file (below) waits until PGlite has started, and is made once per open.
+    if (options.dataDir) makeDirectoryPrivate(options.dataDir);
     // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
     const db = new PGlite(dataPath, options.snapshot ? { loadDataDir: options.snapshot } : {});
     await db.waitReady;

@@ -420,6 +420,9 @@ export interface OrganizationsTable {
   capabilities: ColumnType<unknown, JsonText | undefined, JsonText>;
   settings: ColumnType<unknown, JsonText | undefined, JsonText>;
   created_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  disabled_by: string | null;
 }
 
 export interface ParentalVerificationsTable {
@@ -555,6 +558,13 @@ export interface RetentionPoliciesTable {
   archived_by: string | null;
 }
 
+export interface RetentionPrincipalChecksTable {
+  organization_id: string;
+  policy_id: string;
+  principal_id: string;
+  recheck_at: number;
+}
+
 export interface RetentionScheduledErasuresTable {
   organization_id: string;
   scheduled_erasure_id: string;
@@ -573,6 +583,17 @@ export interface RetentionScheduledErasuresTable {
   cancel_reason: string | null;
   executed_at: number | null;
   executed_by: string | null;
+  cancelled_by: string | null;
+  cancel_note: string | null;
+}
+
+export interface RetentionSweepMarksTable {
+  organization_id: string;
+  policy_id: string;
+  policy_updated_at: number;
+  full_pass_at: number;
+  consents_read_to: number;
+  events_read_to: number;
 }
 
 export interface RightsSettingsTable {
@@ -657,6 +678,7 @@ export interface WebhookDeliveryAttemptsTable {
   finished_at: number;
   status_code: number | null;
   error: string | null;
+  delivery_created_at: number;
 }
 
 export interface WebhookEndpointsTable {
@@ -733,7 +755,9 @@ export interface Tables {
   retention_events: RetentionEventsTable;
   retention_legal_holds: RetentionLegalHoldsTable;
   retention_policies: RetentionPoliciesTable;
+  retention_principal_checks: RetentionPrincipalChecksTable;
   retention_scheduled_erasures: RetentionScheduledErasuresTable;
+  retention_sweep_marks: RetentionSweepMarksTable;
   rights_settings: RightsSettingsTable;
   rights_transitions: RightsTransitionsTable;
   schema_migrations: SchemaMigrationsTable;

@@ -504,3 +504,83 @@ export async function decisionCounts(
   const denied = Number(row!.denied);
   return { allow: total - denied, deny: denied };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Purging the log (the log-retention job, log-retention/purge.ts)
+
+export interface PurgedDecisions {
+  blocks: number;
+  runs: number;
+  decisions: number;
+  /** Lower bound of the oldest and upper bound of the newest purged row (null: none purged). */
+  oldestCreatedAt: number | null;
+  newestCreatedAt: number | null;
+}
+
+/**
+ * Deletes up to `limit` of the organisation's blocks wholly before `before` (a multiple of
+ * BUCKET_MS: a block then lies wholly before it), oldest first, and its runs decided before it
+ * (compaction leaves none older than seconds; a run that old means compaction stopped). Rows
+ * another purger holds are skipped, so two purgers never count a row twice.
+ */
+export async function deleteDecisionsBefore(
+  tx: Queryable,
+  organizationId: string,
+  before: number,
+  limit: number,
+): Promise<PurgedDecisions> {
+  const [gone] = await tx.query<{
+    blocks: number;
+    runs: number;
+    decisions: string | number;
+    oldest: string | number | null;
+    newest: string | number | null;
+  }>(
+    `WITH doomed AS (
+       SELECT bucket_start, block_nonce FROM gate_decision_blocks
+        WHERE organization_id = $1 AND bucket_start <= $2::bigint - $4::bigint
+        ORDER BY bucket_start LIMIT $3::int FOR UPDATE SKIP LOCKED
+     ), gone_blocks AS (
+       DELETE FROM gate_decision_blocks b USING doomed d
+        WHERE b.organization_id = $1 AND b.bucket_start = d.bucket_start AND b.block_nonce = d.block_nonce
+       RETURNING b.bucket_start AS lo, b.bucket_start + $4::bigint - 1 AS hi, b.decision_count AS n
+     ), doomed_runs AS (
+       SELECT decided_at, nonce FROM gate_decision_runs
+        WHERE organization_id = $1 AND decided_at < $2::bigint
+        ORDER BY decided_at LIMIT $3::int FOR UPDATE SKIP LOCKED
+     ), gone_runs AS (
+       DELETE FROM gate_decision_runs r USING doomed_runs d
+        WHERE r.organization_id = $1 AND r.decided_at = d.decided_at AND r.nonce = d.nonce
+       RETURNING r.decided_at AS lo, r.decided_at AS hi, cardinality(r.consent_ids) AS n
+     ), gone AS (
+       SELECT lo, hi, n, 1 AS block FROM gone_blocks UNION ALL SELECT lo, hi, n, 0 FROM gone_runs
+     )
+     SELECT count(*) FILTER (WHERE block = 1)::int AS blocks, count(*) FILTER (WHERE block = 0)::int AS runs,
+            coalesce(sum(n), 0)::bigint AS decisions, min(lo) AS oldest, max(hi) AS newest
+       FROM gone`,
+    [organizationId, before, limit, BUCKET_MS],
+  );
+  return {
+    blocks: gone!.blocks,
+    runs: gone!.runs,
+    decisions: Number(gone!.decisions),
+    oldestCreatedAt: gone!.oldest === null ? null : Number(gone!.oldest),
+    newestCreatedAt: gone!.newest === null ? null : Number(gone!.newest),
+  };
+}
+
+/** How many of the organisation's logged decisions deleteDecisionsBefore would take (a dry run). */
+export async function countDecisionsBefore(
+  db: Queryable,
+  organizationId: string,
+  before: number,
+): Promise<number> {
+  const [row] = await db.query<{ n: string | number }>(
+    `SELECT (SELECT coalesce(sum(decision_count), 0) FROM gate_decision_blocks
+              WHERE organization_id = $1 AND bucket_start <= $2::bigint - $3::bigint)
+          + (SELECT coalesce(sum(cardinality(consent_ids)), 0) FROM gate_decision_runs
+              WHERE organization_id = $1 AND decided_at < $2::bigint) AS n`,
+    [organizationId, before, BUCKET_MS],
+  );
+  return Number(row!.n);
+}

@@ -124,7 +124,14 @@ export async function buildApp<C extends RouteContext>(
     logController: logging.logController,
     genReqId: requestIdFor,
     schemaController: {
-      compilersFactory: { buildSerializer: serializerFactory(options.compileSchemasEagerly === true) },
+      compilersFactory: {
+        buildSerializer: serializerFactory(options.compileSchemasEagerly === true),
+        // Never called: the validator compiler is set below, before any route. Named so that
+        // Fastify does not load its default (a second Ajv) at start.
+        buildValidator: () => {
+          throw new Error("the application sets its own validator compiler (http/validation.ts)");
+        },
+      },
     },
     bodyLimit: config.bodyLimitBytes,
     // The HTTP server's deadlines, and catalog-shaped answers from the layer below Fastify (a
@@ -186,7 +193,7 @@ export async function buildApp<C extends RouteContext>(
   const servedDocument = servedOpenApiDocument(implemented);
   app.decorate("implementedOperations", implemented);
   app.decorate("servedDocument", servedDocument);
-  await registerApiReference(app, servedDocument);
+  registerApiReference(app, servedDocument);
   return app;
 }
 

@@ -30,10 +30,15 @@ interface Bucket {
 export const DEFAULT_MAX_BUCKETS = 100_000;
 
 export class RateLimiter {
-  private readonly buckets: LRUCache<string, Bucket>;
+  // Made on the first hit: the cache allocates its arrays for `maxBuckets` entries up front, and a
+  // start made half a dozen limiters, most of which a given deployment never uses
+  // (bench/README.md, "Start-up").
+  private cache: LRUCache<string, Bucket> | undefined;
 
-  constructor(maxBuckets = DEFAULT_MAX_BUCKETS) {
-    this.buckets = new LRUCache<string, Bucket>({ max: maxBuckets });
+  constructor(private readonly maxBuckets = DEFAULT_MAX_BUCKETS) {}
+
+  private get buckets(): LRUCache<string, Bucket> {
+    return (this.cache ??= new LRUCache<string, Bucket>({ max: this.maxBuckets }));
   }
 
   /** Counts one hit; throws 429 RATE_LIMITED (with Retry-After) once the window's budget is spent. */
@@ -58,6 +63,6 @@ export class RateLimiter {
 
   /** How many counters are kept (for tests of the bound). */
   get size(): number {
-    return this.buckets.size;
+    return this.cache?.size ?? 0;
   }
 }

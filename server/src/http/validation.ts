@@ -77,21 +77,25 @@ export function createValidatorCompiler(
   components: JsonSchema,
   eager = false,
 ): FastifySchemaCompiler<JsonSchema> {
-  const strictAjv = newAjv(components, false);
-  const coercingAjv = newAjv(components, true);
+  // Made by the first compilation that needs each (as the validators themselves, below): a start
+  // then pays for neither (bench/README.md, "Start-up").
+  let strictAjv: Ajv | undefined;
+  let coercingAjv: Ajv | undefined;
+  const ajvFor = (body: boolean): Ajv =>
+    body ? (strictAjv ??= newAjv(components, false)) : (coercingAjv ??= newAjv(components, true));
   return ({ schema, httpPart }) => {
     // Compiled by the first request that needs it, not at start-up (as the serializers:
     // lazy-serializers.ts): a start then pays for no route's schemas. The contract tests compile
     // every schema, so a broken one still fails `npm test`, not a first request in production.
-    const ajv = httpPart === "body" ? strictAjv : coercingAjv;
-    let compiled: ValidateFunction | undefined = eager ? ajv.compile(schema) : undefined;
+    const body = httpPart === "body";
+    let compiled: ValidateFunction | undefined = eager ? ajvFor(body).compile(schema) : undefined;
     // Header values cannot carry either character: the HTTP parser refuses control characters in
     // them and reads their bytes as Latin-1, which has no surrogates.
     const checkText = httpPart === "querystring" || httpPart === "params";
     return (data: unknown) => {
       // `true`, not `{ value: data }`: Fastify then keeps the request part as it is, without an
       // object to allocate and a property to store per request.
-      const validate = (compiled ??= ajv.compile(schema));
+      const validate = (compiled ??= ajvFor(body).compile(schema));
       if (validate(data)) {
         const failure = checkText ? parameterFailure(data) : undefined;
         return failure ? { error: failure } : true;

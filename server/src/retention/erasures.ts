@@ -11,7 +11,7 @@ import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/pagin
 import type { Notifier } from "../notifications/notifier.js";
 import { enqueueEvent } from "../webhooks/outbox.js";
 import { anchorOf, factsOf } from "./anchors.js";
-import { DAY_MS, epochMs, HOUR_MS, oneOf, type RetentionActor } from "./common.js";
+import { DAY_MS, epochMs, HOUR_MS, oneOf, text, type RetentionActor } from "./common.js";
 import {
   findErasure,
   insertErasure,
@@ -29,7 +29,11 @@ import { activePolicies, findPolicy, type AnchorEvent, type PolicyRecord } from 
 export const ERASURE_STATES: readonly ErasureState[] = ["scheduled", "held", "due", "cancelled", "executed"];
 
 /** Why an erasure was cancelled. */
-export type CancelReason = "principal_activity" | "anchor_changed" | "policy_changed" | "policy_archived";
+export type CancelReason =
+  "principal_activity" | "anchor_changed" | "policy_changed" | "policy_archived" | "staff_cancelled";
+
+/** The longest note a staff cancellation carries (the hold release reason's limit). */
+export const MAX_CANCEL_NOTE_LENGTH = 500;
 
 export interface ErasureWire {
   scheduledErasureId: string;
@@ -45,6 +49,8 @@ export interface ErasureWire {
   dueAt: number | null;
   cancelledAt: number | null;
   cancelReason: string | null;
+  cancelledBy: string | null;
+  cancelNote: string | null;
   executedAt: number | null;
   executedBy: string | null;
 }
@@ -74,6 +80,8 @@ export const erasureToWire = (
   dueAt: e.dueAt,
   cancelledAt: e.cancelledAt,
   cancelReason: e.cancelReason,
+  cancelledBy: e.cancelledBy,
+  cancelNote: e.cancelNote,
   executedAt: e.executedAt,
   executedBy: e.executedBy,
 });
@@ -208,18 +216,24 @@ export async function notifyErasure(
   return notified;
 }
 
-/** Cancels an open erasure in `tx` with its chain entry and event; undefined when not open. */
+/**
+ * Cancels an open erasure in `tx` with its chain entry and event; undefined when not open. A staff
+ * cancellation (`by`) puts who and why on the chain and the row; the event carries the reason code
+ * only, never the note (free text stays out of webhook payloads).
+ */
 export async function cancelErasure(
   tx: Queryable,
   erasure: ErasureRecord,
   reason: CancelReason,
   now: number,
+  by?: { actor: RetentionActor; note: string },
 ): Promise<ErasureRecord | undefined> {
   const cancelled = await markCancelled(tx, {
     organizationId: erasure.organizationId,
     scheduledErasureId: erasure.scheduledErasureId,
     cancelledAt: now,
     reason,
+    by: by && { actorId: by.actor.id, note: by.note },
   });
   if (!cancelled) return undefined;
   await appendAuditEntry(
@@ -228,7 +242,11 @@ export async function cancelErasure(
       organizationId: cancelled.organizationId,
       entryType: "retention.erasure_cancelled",
       subjectId: cancelled.scheduledErasureId,
-      payload: { scheduledErasureId: cancelled.scheduledErasureId, reason },
+      payload: {
+        scheduledErasureId: cancelled.scheduledErasureId,
+        reason,
+        ...(by ? { note: by.note, actor: { kind: by.actor.kind, id: by.actor.id } } : {}),
+      },
     },
     now,
   );
@@ -249,6 +267,37 @@ export async function cancelErasure(
     now,
   );
   return cancelled;
+}
+
+/**
+ * Staff cancel one erasure by hand (in `tx`), with a note saying why: the window it was scheduled
+ * for is never scheduled again (the sweep schedules the principal's next window, after her next
+ * activity). Cancelling a cancelled erasure answers it unchanged and records nothing; an executed
+ * one is CONFLICT; another organisation's id is NOT_FOUND.
+ */
+export async function cancelByStaff(
+  tx: Queryable,
+  input: { organizationId: string; scheduledErasureId: string; reason: unknown; actor: RetentionActor },
+  now: number,
+): Promise<ErasureWire> {
+  const note = text(input.reason, "reason", MAX_CANCEL_NOTE_LENGTH);
+  const erasure = await findErasure(tx, input.organizationId, input.scheduledErasureId, now, {
+    forUpdate: true,
+  });
+  if (!erasure) throw notFound(`No scheduled erasure ${input.scheduledErasureId} in this organisation`);
+  if (erasure.status === "executed")
+    throw new Failure(
+      "CONFLICT",
+      `Scheduled erasure ${erasure.scheduledErasureId} was executed at ${formatTime(erasure.executedAt!)}; it cannot be cancelled`,
+    );
+  let current: ErasureRecord & { held: boolean } = erasure;
+  if (erasure.status === "scheduled") {
+    const cancelled = await cancelErasure(tx, erasure, "staff_cancelled", now, { actor: input.actor, note });
+    if (!cancelled) throw new Error("an open erasure locked for update could not be cancelled");
+    current = { ...cancelled, held: erasure.held };
+  }
+  const externalIds = await externalIdsOf(tx, current.organizationId, [current]);
+  return erasureToWire(current, externalIds.get(current.principalId) ?? "", now);
 }
 
 export async function cancelOpenErasuresOfPolicy(

@@ -1,7 +1,7 @@
 // HTTP routes of the retention register: the partner routes the fiduciary's backend calls with its
 // service key (GET /api/v1/retention/due, the execution confirmation; both behind the
 // `retention_api` capability) and the staff routes (policies, presets, legal holds, reported
-// events, the erasure schedule) for a staff session (writes: admin or dpo) or the service key.
+// events, the erasure schedule and its cancellation by hand) for a staff session (writes: admin or dpo) or the service key.
 // Every read and write is scoped to the credential's organisation: another organisation's id is 404.
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
@@ -9,7 +9,7 @@ import { operatorOf, serviceOf } from "../http/credentials.js";
 import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { ropaActivities } from "./activities.js";
 import type { RetentionActor } from "./common.js";
-import { confirmExecuted, pageDueErasures, pageErasures } from "./erasures.js";
+import { cancelByStaff, confirmExecuted, pageDueErasures, pageErasures } from "./erasures.js";
 import { recordRetentionEvent } from "./events.js";
 import { holdsToWire, pageHolds, placeHold, releaseHold } from "./holds.js";
 import {
@@ -220,6 +220,26 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
         clock.now(),
       );
       return { erasures: page.items, nextCursor: page.nextCursor };
+    },
+  },
+  {
+    operationId: "cancelScheduledErasure",
+    roles: WRITERS,
+    handler: async (request) => {
+      const operator = operatorOf(request);
+      const now = clock.now();
+      return db.transaction((tx) =>
+        cancelByStaff(
+          tx,
+          {
+            organizationId: operator.organizationId,
+            scheduledErasureId: request.params.scheduledErasureId,
+            reason: request.body.reason,
+            actor: actorOf(operator),
+          },
+          now,
+        ),
+      );
     },
   },
 ];

@@ -14,6 +14,7 @@
 // Delivery is therefore at least once; receivers de-duplicate on eventId (= webhook-id).
 import { randomBytes } from "node:crypto";
 import { signDpdpSignature, signStandardWebhook } from "@guard/contract";
+import { disabledOrganizationIds } from "../accounts/store.js";
 import type { Database, Queryable } from "../db/database.js";
 import type { Clock } from "../lib/clock.js";
 import { secretBinding } from "./endpoints.js";
@@ -106,7 +107,7 @@ export interface ClaimedDelivery {
 
 /**
  * Claims up to `limit` due deliveries of enabled endpoints whose circuit lets them through, across
- * organisations, for `leaseMs`, at most `endpointConcurrency` in flight per endpoint. Run it in a
+ * organisations that are not disabled, for `leaseMs`, at most `endpointConcurrency` in flight per endpoint. Run it in a
  * transaction. Exported so tests can act as a worker that claims and then dies.
  */
 export async function claimDueDeliveries(
@@ -120,6 +121,8 @@ export async function claimDueDeliveries(
     endpointConcurrency: options.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY,
     leaseUntil: options.now + options.leaseMs,
     claimToken,
+    // A disabled organisation's deliveries stay queued, untouched, until it is enabled again.
+    skipOrganizations: await disabledOrganizationIds(db),
   });
   return rows.map((row) => ({
     organizationId: row.organization_id,

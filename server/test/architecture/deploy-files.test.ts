@@ -1,11 +1,14 @@
 // The deployment files (Dockerfile, deploy/compose.yaml, deploy/guard.service, docs/deploy.md) checked
 // without a container engine: the image's stages, user and health check; the Compose file's
 // PostgreSQL wiring; the systemd unit's hardening; every setting they name exists in config.ts; and
-// the image's health-check command run against a real `guard serve`. No image is built here: this
+// the image's health-check command run against a real `guard serve`, and the image's entry point run
+// with the runtime stage's settings until that health check passes. No image is built here: this
 // machine has no daemon and no registry for a base image (docs/deploy.md, "Checked by").
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -89,6 +92,11 @@ describe("Dockerfile", () => {
     assert.match(buildRuns, /npm ci(?!\s+--omit)/, "the build stage installs every dependency");
     assert.match(buildRuns, /build -w banner/, "the build stage builds the hosted banner");
     assert.match(buildRuns, /build -w dashboard/, "the build stage builds the dashboard");
+    assert.match(
+      buildRuns,
+      /build -w server/,
+      "the build stage builds the server (a start transpiles nothing)",
+    );
     const deps = dockerfile.stages.find((s) => s.name === "deps");
     assert.ok(deps, "a stage named deps");
     assert.match(instruction(deps, "RUN").join("\n"), /npm ci --omit=dev/, "production dependencies only");
@@ -110,6 +118,12 @@ describe("Dockerfile", () => {
       !copiedFromBuild.some((line) => /node_modules/.test(line)),
       "no dev dependencies from the build stage",
     );
+    for (const dir of ["server", "contract"]) {
+      assert.ok(
+        copiedFromBuild.some((line) => line.includes(`/src/${dir}/ ./${dir}/`)),
+        `${dir}/ with its build, from the build stage`,
+      );
+    }
   });
 
   test("runs as a non-root user, listens on every address at the exposed port, keeps its data on a volume", () => {
@@ -232,6 +246,18 @@ describe("deploy/guard.service", () => {
     assert.equal(one("StateDirectory"), path.basename(dataDir), "systemd creates the data directory");
   });
 
+  test("its install steps, and docs/deploy.md's, build the server before the first start", () => {
+    // ProtectSystem=strict makes the checkout read-only to the service: without a build made as
+    // root, every start would run the TypeScript sources through tsx.
+    const steps = unit
+      .split("\n")
+      .filter((line) => line.startsWith("#"))
+      .join("\n");
+    assert.match(steps, /npm run build -w server/, "deploy/guard.service's install comment");
+    const systemd = /## systemd\n([\s\S]*?)\n## /.exec(read("docs/deploy.md"))?.[1] ?? "";
+    assert.match(systemd, /^npm ci && .*npm run build -w server$/m, "docs/deploy.md, systemd");
+  });
+
   test("passes systemd-analyze verify, where systemd is installed", (t) => {
     const check = spawnSync("systemd-analyze", ["verify", path.join(ROOT, "deploy/guard.service")], {
       encoding: "utf8",
@@ -276,6 +302,14 @@ test("every GUARD_* setting the deployment files and docs/deploy.md name is one 
 
 // ---- the health check against a real server --------------------------------------------------
 
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 function runHealthCheck(port: number): Promise<number | null> {
   const [command, ...args] = healthCommand();
   assert.equal(command, "node");
@@ -303,5 +337,56 @@ test("the image's health check passes against a running `guard serve` and fails 
     assert.equal(await runHealthCheck(port), 1);
   } finally {
     await cli.dispose();
+  }
+});
+
+// ---- the image's entry point with the image's settings -------------------------------------------
+
+/** An exec-form instruction of the runtime stage (ENTRYPOINT or CMD) as its argument list. */
+function execForm(keyword: string): string[] {
+  const [line] = instruction(runtime, keyword);
+  assert.ok(line, `the runtime stage has ${keyword}`);
+  return JSON.parse(line.slice(keyword.length).trim()) as string[];
+}
+
+test("the image's entry point, with the image's settings, serves and passes its health check; CLI commands run beside it", async () => {
+  const [command, ...entryArgs] = execForm("ENTRYPOINT");
+  assert.equal(command, "node");
+  const cmd = execForm("CMD");
+  assert.deepEqual(cmd, ["serve"], "the default command serves");
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-image-"));
+  const port = await freePort();
+  // The runtime stage's ENV (production, every address, the volume's path), a free port, no
+  // DATABASE_URL: what `docker run -v guard-data:/var/lib/guard guard` starts.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...runtimeEnv(),
+    GUARD_DATA_DIR: dataDir,
+    PORT: String(port),
+    GUARD_LOG_LEVEL: "warn",
+  };
+  delete env.DATABASE_URL;
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [...entryArgs, ...args], { cwd: ROOT, env, encoding: "utf8" });
+  const server = spawn(process.execPath, [...entryArgs, ...cmd], { cwd: ROOT, env, stdio: "ignore" });
+  const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
+  try {
+    let healthy = false;
+    for (let attempt = 0; attempt < 120 && !healthy; attempt++) {
+      healthy = (await runHealthCheck(port)) === 0;
+      if (!healthy) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(healthy, "the health check passes once the server listens");
+    // `docker exec guard node server/bin/guard.js org create ...`: handed to the running server.
+    const created = run(["--json", "org", "create", "--slug", "acme", "--name", "Acme"]);
+    assert.equal(created.status, 0, created.stderr);
+    const listed = run(["--json", "org", "list"]);
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.match(listed.stdout, /"slug":"acme"/);
+    assert.equal(run(["--version"]).status, 0);
+  } finally {
+    server.kill("SIGTERM");
+    assert.equal(await exited, 0, "SIGTERM stops it cleanly");
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

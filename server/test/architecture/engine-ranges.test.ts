@@ -1,8 +1,10 @@
 // The Node.js versions the README promises (the root package.json's `engines.node`) are the versions
 // every locked dependency supports: a package whose own `engines.node` leaves out the lowest promised
 // version (cookie@2 and content-disposition@3 want Node 22) makes `npm install` warn EBADENGINE and
-// may not run there. Fix by pinning a compatible version (`overrides` in the root package.json) or,
-// when there is none, by raising the root range and the README together.
+// may not run there; so is one that leaves out a later version inside the range (eslint and vite
+// support 20.19+, 22.13+ and 24+, not 21, 22.0-22.12 or 23). Fix by pinning a compatible version
+// (`overrides` in the root package.json) or, when there is none, by narrowing the root range and
+// the README's quote of it together.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -50,15 +52,39 @@ function excluding(version: string): string[] {
 test("the root package.json declares the Node.js range the README promises", () => {
   assert.ok(declared && semver.validRange(declared), `engines.node is ${JSON.stringify(declared)}`);
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const minimum = semver.minVersion(declared)!.version;
-  const [major, minor] = minimum.split(".");
-  const promise = minor === "0" ? `Node.js ${major} or newer` : `Node.js ${major}.${minor} or newer`;
-  assert.ok(readme.includes(promise), `README.md should say "${promise}" (engines.node ${declared})`);
+  assert.ok(readme.includes(`\`${declared}\``), `README.md should quote engines.node \`${declared}\``);
 });
 
-test("every locked package supports the lowest Node.js version the root package.json declares", () => {
-  const minimum = semver.minVersion(declared!)!.version;
-  assert.deepEqual(excluding(minimum), [], `locked packages that do not support Node.js ${minimum}`);
+/**
+ * The first version of every minor release from 20.0 to 30.x that the root range admits: where a
+ * dependency's range starts or stops (eslint's `^20.19.0 || ^22.13.0 || >=24`) is always a minor's
+ * first version, so checking these checks the whole promised range, not just its lowest version.
+ */
+function promisedVersions(range: string): string[] {
+  const versions: string[] = [];
+  for (let major = 20; major <= 30; major++) {
+    for (let minor = 0; minor <= 40; minor++) {
+      const version = `${major}.${minor}.0`;
+      if (semver.satisfies(version, range)) versions.push(version);
+    }
+  }
+  return versions;
+}
+
+test("every locked package supports every Node.js version the root package.json declares", () => {
+  const versions = promisedVersions(declared!);
+  assert.ok(
+    versions.includes(semver.minVersion(declared!)!.version),
+    "the lowest declared version is checked",
+  );
+  const offenders = versions.flatMap((version) =>
+    excluding(version).map((what) => `node ${version}: ${what}`),
+  );
+  assert.deepEqual(
+    offenders,
+    [],
+    "locked packages that do not support a Node.js version the root range admits",
+  );
 });
 
 test("every locked package supports the Node.js running this test, when the root range includes it", (t) => {

@@ -59,6 +59,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   retention_legal_holds: "retention",
   retention_events: "retention",
   retention_scheduled_erasures: "retention",
+  retention_sweep_marks: "retention",
+  retention_principal_checks: "retention",
   idempotency_keys: "http/idempotency.ts",
   schema_migrations: "db/migrate.ts",
 };

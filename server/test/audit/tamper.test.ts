@@ -9,6 +9,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createOrganization } from "../../src/accounts/organizations.js";
+import { disableOrganization, enableOrganization } from "../../src/accounts/organization-status.js";
 import { ensurePrincipal } from "../../src/accounts/principals.js";
 import { entryHash, GENESIS_HASH } from "../../src/audit/chain.js";
 import { linkQueuedOf } from "../../src/audit/sequencer.js";
@@ -481,6 +482,14 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
     tick,
   );
   const breaches = await seedBreaches(db, { organizationId, principalId, externalId: "u1" }, tick);
+  // The operator disabled it, enabled it and disabled it again (accounts/organization-status.ts).
+  await db.transaction((tx) =>
+    disableOrganization(tx, { organizationId, reason: "invoice unpaid", by: "operator" }, tick()),
+  );
+  await db.transaction((tx) => enableOrganization(tx, { organizationId, by: "cli:ops" }, tick()));
+  await db.transaction((tx) =>
+    disableOrganization(tx, { organizationId, reason: "contract ended", by: "operator:ana" }, tick()),
+  );
   // What the sequencer would do next: the history is on the chain before any case tampers with it.
   await linkQueuedOf(db, organizationId, tick());
   return {
@@ -1228,6 +1237,37 @@ const CASES: TamperCase[] = [
       return s.organizationId;
     },
   },
+  // --- the organisation's disabled state (accounts/organization-status.ts)
+  {
+    table: "organizations",
+    name: "enabled in SQL, its disabling left on the chain",
+    tamper: sql(
+      "UPDATE organizations SET disabled_at = NULL, disabled_reason = NULL, disabled_by = NULL WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "organizations",
+    name: "the disabling's reason changed in SQL",
+    tamper: sql(
+      "UPDATE organizations SET disabled_reason = 'a test account' WHERE organization_id = $1",
+      (s) => [s.organizationId],
+      (s) => s.organizationId,
+    ),
+  },
+  {
+    table: "organizations",
+    name: "the disabling entry's author edited, chain rehashed",
+    tamper: async (db, s) => {
+      await rewriteChain(db, s.organizationId, (e) =>
+        e.entryType === "organization.disabled" && e.payload.by === "operator:ana"
+          ? { ...e.payload, by: "operator:someone-else" }
+          : undefined,
+      );
+      return s.organizationId;
+    },
+  },
   // --- enrolled devices (offline/devices)
   {
     table: "offline_devices",
@@ -1771,10 +1811,12 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
       .filter((f) => !f.startsWith("server/src/audit/"))
       .sort();
     assert.deepEqual(writers, [
+      "server/src/accounts/organization-status.ts",
       "server/src/breaches/principals.ts",
       "server/src/breaches/register.ts",
       "server/src/consent/events.ts",
       "server/src/consent/parental-verification.ts",
+      "server/src/log-retention/partitions.ts",
       "server/src/log-retention/purge.ts",
       "server/src/offline/captures/captures.ts",
       "server/src/offline/devices/devices.ts",

@@ -5,8 +5,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { linkQueuedOf } from "../../src/audit/sequencer.js";
+import { setCapabilities } from "../../src/capabilities/capabilities.js";
 import { assertApiError } from "../support/api-error.js";
-import { bearer, seedOrganization, startTestApp, type SeededOrg, type TestApp } from "../support/harness.js";
+import {
+  bearer,
+  seedOrganization,
+  signIn,
+  startTestApp,
+  type SeededOrg,
+  type TestApp,
+} from "../support/harness.js";
 import { outboxEvents } from "../support/rights-helpers.js";
 import { ok, staffClient } from "../support/staff-client.js";
 
@@ -359,5 +367,39 @@ describe("breach register", () => {
     assert.equal(rest.nextCursor, null);
     // Staff sessions are not service keys: the partner route wants the key.
     assert.equal((await staff(seeded, "admin", "GET", PARTNER)).statusCode, 401);
+  });
+
+  test("while breach_register_api is off the partner route answers 404; the capability is listed as built", async () => {
+    const seeded = await seedOrganization(t);
+    const admin = await signIn(t, seeded, "admin");
+    const listed = ok<{ capabilities: { name: string; enabled: boolean; operations: string[] }[] }>(
+      await t.request({ method: "GET", url: "/api/v1/staff/capabilities", headers: admin.headers }),
+    );
+    const capability = listed.capabilities.find((c) => c.name === "breach_register_api");
+    assert.deepEqual(capability && [capability.enabled, capability.operations], [true, ["listBreaches"]]);
+    await t.db.transaction((tx) =>
+      setCapabilities(tx, seeded.org.organizationId, { breach_register_api: false }),
+    );
+    assertApiError(
+      await t.request({ method: "GET", url: PARTNER, headers: bearer(seeded.apiKey) }),
+      404,
+      "NOT_FOUND",
+    );
+    // The staff register is not behind it, and another organisation's partner route is unaffected.
+    assert.equal(
+      (await t.request({ method: "GET", url: STAFF, headers: bearer(seeded.apiKey) })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await t.request({ method: "GET", url: PARTNER, headers: bearer(other.apiKey) })).statusCode,
+      200,
+    );
+    await t.db.transaction((tx) =>
+      setCapabilities(tx, seeded.org.organizationId, { breach_register_api: true }),
+    );
+    assert.equal(
+      (await t.request({ method: "GET", url: PARTNER, headers: bearer(seeded.apiKey) })).statusCode,
+      200,
+    );
   });
 });

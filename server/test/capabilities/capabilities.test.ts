@@ -122,7 +122,7 @@ describe("capabilities", () => {
         );
       }
     }
-    assert.throws(() => assertCapabilityResolvable("getResponsePeriods", true), /PUBLIC_ORG_SOURCES/);
+    assert.throws(() => assertCapabilityResolvable("withdrawConsentAnonymous", true), /PUBLIC_ORG_SOURCES/);
     assert.equal(contractOperation("getOrgBySlug").security.length, 0);
     // The switch itself is never gated.
     assert.equal(capabilityForOperation("setCapabilities"), undefined);

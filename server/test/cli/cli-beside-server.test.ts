@@ -74,17 +74,26 @@ const SCRIPT: [string[], string?][] = [
   [["--json", "migrate"]],
   [["--json", "demo", "reset-credentials"]],
   [["demo", "reset-credentials"]],
+  [["--json", "org", "disable", "--slug", "acme", "--reason", "billing hold"]],
+  [["org", "disable", "--slug", "acme", "--reason", "again"]], // changes nothing: already disabled
+  [["org", "list"]],
+  [["--json", "org", "enable", "--slug", "acme"]],
+  [["org", "disable", "--slug", "nope", "--reason", "x"]], // fails: no such organisation
   [["--json", "audit", "verify", "--org", "acme"]],
 ];
 
 /** What differs between two runs of the same commands: ids, secrets and times. */
 function normalise(text: string): string {
-  return text
-    .replace(/gk_live_[A-Za-z0-9_-]+/g, "<key>")
-    .replace(/\b(org|key|stf|aud)_[A-Za-z0-9_-]+/g, "<$1-id>")
-    .replace(/(admin@demo\.example \/ |"adminPassword":")[^\s"]+/g, "$1<password>")
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, "<iso>")
-    .replace(/\b\d{13}\b/g, "<ms>");
+  return (
+    text
+      .replace(/gk_live_[A-Za-z0-9_-]+/g, "<key>")
+      .replace(/\b(org|key|stf|aud)_[A-Za-z0-9_-]+/g, "<$1-id>")
+      .replace(/(admin@demo\.example \/ |"adminPassword":")[^\s"]+/g, "$1<password>")
+      // An audit chain's head is keyed with the data directory's own generated audit key.
+      .replace(/("headHash":"|; head )[0-9a-f]{64}/g, "$1<hash>")
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, "<iso>")
+      .replace(/\b\d{13}\b/g, "<ms>")
+  );
 }
 
 const summary = (result: CliResult) => ({
@@ -191,6 +200,16 @@ describe(
         /staff admin: +admin@demo\.example \/ <password>/,
       );
       assert.equal(byArgs("--json audit verify --org acme").code, 0);
+      assert.match(byArgs("--json org disable --slug acme --reason billing hold").stdout, /"changed":true/);
+      assert.match(
+        byArgs("org disable --slug acme --reason again").stderr,
+        /already disabled; nothing changed/,
+      );
+      // The second `org list`, after the disabling.
+      const listings = SCRIPT.flatMap(([argv], i) => (argv.join(" ") === "org list" ? [beside[i]!] : []));
+      assert.match(listings[1]!.stdout, /"status": "disabled"/);
+      assert.match(byArgs("--json org enable --slug acme").stdout, /"changed":true/);
+      assert.equal(byArgs("org disable --slug nope --reason x").code, 1);
       assert.match(byArgs("--version").stdout, /^guard \S+ \(contract \S+\)\n$/);
     });
 
@@ -208,6 +227,22 @@ describe(
           body: JSON.stringify({ externalId: "user-1" }),
         });
         assert.equal(res.status, 201, "a key made through the server works on it at once");
+
+        // Disabling through the server drops its cached key and organisation at once; enabling
+        // restores them.
+        const brokerWith = (key: string) =>
+          fetch(`${server.url}/api/v1/auth/broker-token`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: JSON.stringify({ externalId: "user-1" }),
+          });
+        const key = made.json<{ key: string }>().key;
+        const off = await cli.run(["--json", "org", "disable", "--slug", "acme", "--reason", "test"]);
+        assert.equal(off.code, 0, off.stderr);
+        assert.equal((await brokerWith(key)).status, 403, "refused as soon as the command answered");
+        const on = await cli.run(["--json", "org", "enable", "--slug", "acme"]);
+        assert.equal(on.code, 0, on.stderr);
+        assert.equal((await brokerWith(key)).status, 201);
 
         // A relative path is read from where `guard` was run, not from the server's directory.
         const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "guard-cwd-"));

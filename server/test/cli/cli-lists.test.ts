@@ -65,6 +65,24 @@ describe("human output: ISO dates beside epoch ms", () => {
     });
   });
 
+  test("time fields not named …At read as ISO too: an erasure's schedule, a log purge's clock", () => {
+    const { output, text } = capture(false);
+    const ms = 1795736400000;
+    output.result({
+      erasures: [{ scheduledFor: ms, noticeHours: 48 }],
+      now: ms,
+      classes: { auditEntries: { cutoff: ms, retainDays: 365 }, gateDecisions: { purgedBefore: ms } },
+      capturedAtClient: ms,
+    });
+    const iso = humanTime(ms);
+    assert.deepEqual(JSON.parse(text()), {
+      erasures: [{ scheduledFor: iso, noticeHours: 48 }],
+      now: iso,
+      classes: { auditEntries: { cutoff: iso, retainDays: 365 }, gateDecisions: { purgedBefore: iso } },
+      capturedAtClient: iso,
+    });
+  });
+
   test("--json output is unchanged: numbers, one line", () => {
     const { output, text } = capture(true);
     output.result(value);
@@ -103,7 +121,7 @@ describe("guard --version and the list / revoke / disable verbs", () => {
     }
   });
 
-  test("org list prints every organisation, oldest first; there is no org disable", async () => {
+  test("org list prints every organisation, oldest first, with its state", async () => {
     const res = await cli.run(["--json", "org", "list"]);
     assert.equal(res.code, 0, res.stderr);
     const { organizations } = res.json<{
@@ -119,13 +137,94 @@ describe("guard --version and the list / revoke / disable verbs", () => {
     assert.match(organizations[0]!.organizationId, /^org_/);
     assert.equal(typeof organizations[0]!.createdAt, "number");
 
+    assert.deepEqual(
+      organizations.map((o) => (o as unknown as { status: string; disabledAt: null }).status),
+      ["enabled", "enabled"],
+    );
+
     const human = await cli.run(["org", "list"]);
     assert.equal(human.code, 0, human.stderr);
     const shown = human.json<{ organizations: { createdAt: string }[] }>().organizations[0]!.createdAt;
     assert.equal(ISO_WITH_MS.exec(shown)?.[1], String(organizations[0]!.createdAt));
+  });
 
-    const disable = await cli.run(["org", "disable", "acme"]);
-    assert.equal(disable.code, 2, "organisations have no disabled state");
+  test("org disable and enable: recorded with who and why, idempotent, another organisation untouched", async () => {
+    type Org = {
+      slug: string;
+      status: string;
+      disabledAt: number | null;
+      disabledReason: string | null;
+      disabledBy: string | null;
+    };
+    const list = async () =>
+      (await cli.run(["--json", "org", "list"])).json<{ organizations: Org[] }>().organizations;
+
+    const disabled = await cli.run([
+      "--json",
+      "org",
+      "disable",
+      "--slug",
+      "beta",
+      "--reason",
+      "contract ended",
+    ]);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    const change = disabled.json<{ organization: Org; changed: boolean }>();
+    assert.equal(change.changed, true);
+    assert.equal(change.organization.disabledReason, "contract ended");
+    assert.match(change.organization.disabledBy!, /^cli:/);
+
+    const again = await cli.run(["org", "disable", "--slug", "beta", "--reason", "other"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /beta was already disabled; nothing changed/);
+    const shown = again.json<{
+      organization: { disabledAt: string; disabledReason: string };
+      changed: boolean;
+    }>();
+    assert.equal(shown.changed, false);
+    assert.equal(shown.organization.disabledReason, "contract ended", "the first disabling stays");
+    assert.equal(
+      ISO_WITH_MS.exec(shown.organization.disabledAt)?.[1],
+      String(change.organization.disabledAt),
+    );
+
+    const listed = await list();
+    assert.deepEqual(
+      listed.map((o) => [o.slug, o.status, o.disabledReason]),
+      [
+        ["acme", "enabled", null],
+        ["beta", "disabled", "contract ended"],
+      ],
+    );
+
+    const enabled = await cli.run(["--json", "org", "enable", "--slug", "beta", "--reason", "renewed"]);
+    assert.equal(enabled.code, 0, enabled.stderr);
+    assert.equal(enabled.json<{ changed: boolean }>().changed, true);
+    const enabledAgain = await cli.run(["org", "enable", "--slug", "beta"]);
+    assert.equal(enabledAgain.code, 0, enabledAgain.stderr);
+    assert.equal(enabledAgain.json<{ changed: boolean }>().changed, false);
+    assert.match(enabledAgain.stderr, /beta is not disabled; nothing changed/);
+    assert.ok((await list()).every((o) => o.status === "enabled" && o.disabledAt === null));
+
+    // Both changes are on beta's chain, which verifies.
+    const verified = await cli.run(["--json", "audit", "verify", "--org", "beta"]);
+    assert.equal(verified.code, 0, verified.stderr);
+  });
+
+  test("org disable: a missing or blank reason and an unknown slug are errors that change nothing", async () => {
+    const missing = await cli.run(["org", "disable", "--slug", "acme"]);
+    assert.equal(missing.code, 2, "a usage error");
+    assert.match(missing.stderr, /--reason/);
+    const blank = await cli.run(["org", "disable", "--slug", "acme", "--reason", "  "]);
+    assert.equal(blank.code, 1);
+    assert.match(blank.stderr, /reason is required/);
+    const unknown = await cli.run(["org", "disable", "--slug", "nope", "--reason", "x"]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No organisation has the slug "nope"/);
+    const unknownEnable = await cli.run(["org", "enable", "--slug", "nope"]);
+    assert.equal(unknownEnable.code, 1);
+    const listed = (await cli.run(["--json", "org", "list"])).json<{ organizations: { status: string }[] }>();
+    assert.ok(listed.organizations.every((o) => o.status === "enabled"));
   });
 
   test("keys list and revoke: a revoked, unknown or other organisation's key is an error", async () => {

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
+import { loadConfig } from "../../src/config.js";
 import { engine } from "../support/harness.js";
 
 const GUARD_BIN = fileURLToPath(new URL("../../bin/guard.js", import.meta.url));
@@ -114,6 +115,123 @@ describe("configuration and database errors", () => {
       );
     },
   );
+
+  // One wrong value per setting server/src/config.ts reads; the last test checks none is missing.
+  const WRONG_VALUES: [Record<string, string>, RegExp][] = [
+    [{ PORT: "99999" }, /^guard: PORT must be an integer from 0 to 65535/],
+    [{ GUARD_TOKEN_SECRET: "short" }, /^guard: GUARD_TOKEN_SECRET must be at least 32 characters/],
+    [{ GUARD_AUDIT_HASH_KEYS: "garbage" }, /^guard: GUARD_AUDIT_HASH_KEYS looks like 1:<secret/],
+    [{ GUARD_SECRETS_KEY: "short" }, /^guard: GUARD_SECRETS_KEY must be at least 32 characters/],
+    [{ GUARD_TOKEN_TTL_MINUTES: "999" }, /^guard: GUARD_TOKEN_TTL_MINUTES must be an integer from 1 to 60/],
+    [{ GUARD_SESSION_TTL_HOURS: "abc" }, /^guard: GUARD_SESSION_TTL_HOURS must be an integer/],
+    [{ GUARD_COOKIE_SECURE: "maybe" }, /^guard: GUARD_COOKIE_SECURE must be true or false/],
+    [{ GUARD_BODY_LIMIT_BYTES: "-1" }, /^guard: GUARD_BODY_LIMIT_BYTES must be an integer/],
+    [{ GUARD_HEADERS_TIMEOUT_MS: "soon" }, /^guard: GUARD_HEADERS_TIMEOUT_MS must be an integer/],
+    [{ GUARD_REQUEST_TIMEOUT_MS: "x" }, /^guard: GUARD_REQUEST_TIMEOUT_MS must be an integer/],
+    [
+      { GUARD_HEADERS_TIMEOUT_MS: "90000", GUARD_REQUEST_TIMEOUT_MS: "1000" },
+      /^guard: GUARD_HEADERS_TIMEOUT_MS \(90000\) must not exceed GUARD_REQUEST_TIMEOUT_MS/,
+    ],
+    [{ GUARD_KEEP_ALIVE_TIMEOUT_MS: "x" }, /^guard: GUARD_KEEP_ALIVE_TIMEOUT_MS must be an integer/],
+    [{ GUARD_CONNECTION_TIMEOUT_MS: "-5" }, /^guard: GUARD_CONNECTION_TIMEOUT_MS must be an integer/],
+    [{ GUARD_PUBLIC_URL: "ftp://guard.example" }, /^guard: GUARD_PUBLIC_URL must be the http\(s\) URL/],
+    [{ GUARD_TRUST_PROXY: "bogus!" }, /^guard: GUARD_TRUST_PROXY lists the proxies trusted/],
+    [{ GUARD_OPERATOR_TOKEN: "short" }, /^guard: GUARD_OPERATOR_TOKEN must be at least 32 characters/],
+    [{ GUARD_MIN_SDK_VERSIONS: "garbage" }, /^guard: GUARD_MIN_SDK_VERSIONS entries look like/],
+    [{ GUARD_LOG_FORMAT: "xml" }, /^guard: GUARD_LOG_FORMAT must be one of auto, json, pretty/],
+    [{ GUARD_ACCESS_LOG: "maybe" }, /^guard: GUARD_ACCESS_LOG must be true or false/],
+  ];
+
+  test("every setting with a wrong value: one line naming it, exit 1", async () => {
+    for (const [settings, pattern] of WRONG_VALUES) {
+      assertOneLine(await guard(["org", "list"], { GUARD_DATA_DIR: freshDataDir(), ...settings }), pattern);
+    }
+  });
+
+  test("a data directory that cannot be made or written names GUARD_DATA_DIR", async () => {
+    const file = path.join(freshDataDir(), "a-file");
+    fs.writeFileSync(file, "");
+    for (const dir of [file, path.join(file, "below")]) {
+      assertOneLine(
+        await guard(["org", "list"], { GUARD_DATA_DIR: dir }),
+        /^guard: The data directory .* cannot be used \((EEXIST|ENOTDIR) on .*\): set GUARD_DATA_DIR or --data-dir/,
+      );
+    }
+  });
+
+  test("a GUARD_HOST that is not this machine's, or does not resolve, is one line", async () => {
+    const dataDir = freshDataDir();
+    assert.equal((await guard(["migrate"], { GUARD_DATA_DIR: dataDir })).code, 0);
+    assertOneLine(
+      await guard(["serve", "--port", "0"], { GUARD_DATA_DIR: dataDir, GUARD_HOST: "no-such-host.invalid" }),
+      /^guard: GUARD_HOST "no-such-host\.invalid" is not a host name this machine resolves/,
+    );
+    assertOneLine(
+      // TEST-NET-1 (RFC 5737): never an address of this machine.
+      await guard(["serve", "--port", "0"], { GUARD_DATA_DIR: dataDir, GUARD_HOST: "192.0.2.1" }),
+      /^guard: 192\.0\.2\.1 is not an address of this machine: check GUARD_HOST/,
+    );
+  });
+
+  test("sslmode=require (or prefer, verify-ca) reaches the driver as the verify-full it means", () => {
+    const url = (raw: string) => loadConfig({ ...SECRETS, DATABASE_URL: raw }).databaseUrl;
+    const base = "postgres://guard:pw@db.example.com:5432/guard";
+    for (const mode of ["require", "prefer", "verify-ca"])
+      assert.equal(
+        url(`${base}?sslmode=${mode}&sslrootcert=/ca.pem`),
+        `${base}?sslmode=verify-full&sslrootcert=/ca.pem`,
+      );
+    for (const kept of [`${base}?sslmode=disable`, `${base}?uselibpqcompat=true&sslmode=require`, base])
+      assert.equal(url(kept), kept);
+  });
+
+  test("a damaged secrets.json names the file and says to restore it, never regenerates it", async () => {
+    for (const [contents, problem] of [
+      ["{tokenSecret", /is not valid JSON/],
+      [JSON.stringify({ tokenSecret: "x", auditKeys: { 1: "y".repeat(40) } }), /has no tokenSecret of 32\+/],
+      [JSON.stringify({ tokenSecret: "t".repeat(40), auditKeys: {} }), /has no auditKeys/],
+      [JSON.stringify({ tokenSecret: "t".repeat(40), auditKeys: { 1: "short" } }), /has no auditKeys/],
+    ] as const) {
+      const dataDir = freshDataDir();
+      const file = path.join(dataDir, "secrets.json");
+      fs.writeFileSync(file, contents, { mode: 0o600 });
+      assertOneLine(
+        await guard(["org", "list"], { GUARD_DATA_DIR: dataDir }),
+        new RegExp(
+          `^guard: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} ${problem.source}.*restore it from a backup`,
+        ),
+      );
+      assert.equal(fs.readFileSync(file, "utf8"), contents, "the file is left as it was");
+    }
+  });
+
+  test("an embedded database PGlite cannot open is one line saying how to restore it", async () => {
+    const dataDir = freshDataDir();
+    assert.equal((await guard(["migrate"], { GUARD_DATA_DIR: dataDir })).code, 0);
+    fs.writeFileSync(path.join(dataDir, "pgdata", "global", "pg_control"), "damaged");
+    assertOneLine(
+      await guard(["org", "list"], { GUARD_DATA_DIR: dataDir }),
+      /^guard: The embedded database in .*pgdata cannot be opened \(.*\): restore the data directory from a backup/,
+    );
+  });
+
+  test("every setting config.ts reads has a wrong-value case here", () => {
+    const source = fs.readFileSync(new URL("../../src/config.ts", import.meta.url), "utf8");
+    const read = new Set(source.match(/\b(GUARD_[A-Z_]+|PORT|DATABASE_URL)\b/g));
+    const covered = new Set(WRONG_VALUES.flatMap(([settings]) => Object.keys(settings)));
+    // Covered by the other tests of this file: the database URL, the data directory, the listen
+    // address and the log level. GUARD_SNAPSHOT_DIR has no wrong value: a directory Guard cannot
+    // write only means fresh data directories are created the slow way.
+    for (const name of [
+      "DATABASE_URL",
+      "GUARD_DATA_DIR",
+      "GUARD_HOST",
+      "GUARD_LOG_LEVEL",
+      "GUARD_SNAPSHOT_DIR",
+    ])
+      covered.add(name);
+    assert.deepEqual([...read].filter((name) => !covered.has(name)).sort(), []);
+  });
 
   test("a port in use is one line, and the demo's credentials wait for a start that listens", async () => {
     const squatter = net.createServer();

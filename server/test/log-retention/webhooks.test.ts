@@ -1,16 +1,17 @@
-// The log-retention job on webhook deliveries, with an injected clock: finished deliveries past
-// the policy go with their attempts and their events, each batch recorded on the audit chain;
+// The log-retention job on webhook deliveries, with an injected clock: finished deliveries of the
+// months past the policy go with their attempts and their events, each batch recorded on the audit chain;
 // nothing younger than a year and nothing still queued is purged; a second purge is a no-op; the
 // chain still verifies, and an edited record of the purge is found.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { disableOrganization, enableOrganization } from "../../src/accounts/organization-status.js";
 import { createOrganization } from "../../src/accounts/organizations.js";
 import { readChainPage } from "../../src/audit/store.js";
 import { verifyAuditChain } from "../../src/audit/verify.js";
 import { testConfig } from "../../src/config.js";
 import type { Database } from "../../src/db/database.js";
 import { setLogRetentionPolicy } from "../../src/log-retention/policy.js";
-import { purgeOrganizationLogs, type RowPurge } from "../../src/log-retention/purge.js";
+import { purgeOrganizationLogs, runLogRetentionSweep, type RowPurge } from "../../src/log-retention/purge.js";
 import { openTestDatabase } from "../support/harness.js";
 import { DAY } from "./fixtures.js";
 
@@ -40,9 +41,10 @@ async function delivery(
   );
   for (let n = 1; n <= attempts; n++) {
     await db.query(
-      `INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, attempt, started_at, finished_at, status_code)
-       VALUES ($1, $2, $3, $4, $4, 500)`,
-      [organizationId, `dlv_${id}`, n, at + n],
+      `INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, attempt, started_at, finished_at, status_code,
+         delivery_created_at)
+       VALUES ($1, $2, $3, $4, $4, 500, $5)`,
+      [organizationId, `dlv_${id}`, n, at + n, at],
     );
   }
 }
@@ -155,7 +157,12 @@ describe("log retention: purging webhook deliveries", () => {
     // Day 560: the day-200 delivery is 360 days old.
     await purgeOrganizationLogs(db, organizationId, { now: DAY0 + 560 * DAY, keys });
     assert.deepEqual(await remaining(db, organizationId), ["dlv_day_200", "dlv_old_pending"]);
-    await purgeOrganizationLogs(db, organizationId, { now: DAY0 + 566 * DAY, keys });
+    // Day 570: it is more than a year old, but its month (July 2025) is not yet wholly past the
+    // cutoff: the purge's unit is the month partition.
+    await purgeOrganizationLogs(db, organizationId, { now: DAY0 + 570 * DAY, keys });
+    assert.deepEqual(await remaining(db, organizationId), ["dlv_day_200", "dlv_old_pending"]);
+    // Day 578: the cutoff (day 213) is past the end of July.
+    await purgeOrganizationLogs(db, organizationId, { now: DAY0 + 578 * DAY, keys });
     assert.deepEqual(await remaining(db, organizationId), ["dlv_old_pending"]);
   });
 
@@ -171,5 +178,38 @@ describe("log retention: purging webhook deliveries", () => {
       report.problems.some((p) => /cutoff is less than a year/.test(p.reason)),
       JSON.stringify(report.problems),
     );
+  });
+});
+
+describe("log retention: a disabled organisation", () => {
+  let db: Database;
+  let dispose: () => Promise<void>;
+  before(async () => {
+    ({ db, dispose } = await openTestDatabase());
+  });
+  after(() => dispose());
+
+  test("keeps its logs whole while disabled; the sweep after enabling purges them", async () => {
+    const { organizationId } = await createOrganization(db, { slug: "paused", name: "Paused" }, DAY0);
+    await db.query(
+      `INSERT INTO webhook_endpoints (organization_id, endpoint_id, url, event_types, secret_ciphertext, created_at, updated_at)
+       VALUES ($1, 'whe_1', 'https://example.com/hook', ARRAY['consent.given'], 'x', $2, $2)`,
+      [organizationId, DAY0],
+    );
+    await delivery(db, organizationId, "paused_old", 0, "delivered", 1);
+    await db.transaction((tx) =>
+      setLogRetentionPolicy(tx, organizationId, { webhookDeliveries: 400 }, "test", DAY0),
+    );
+    const now = DAY0 + 500 * DAY;
+    await db.transaction((tx) =>
+      disableOrganization(tx, { organizationId, reason: "Unpaid invoice", by: "operator" }, now),
+    );
+    const whileDisabled = await runLogRetentionSweep(db, { now, keys });
+    assert.equal(whileDisabled.filter((r) => r.organizationId === organizationId).length, 0);
+    assert.deepEqual(await remaining(db, organizationId), ["dlv_paused_old"]);
+
+    await db.transaction((tx) => enableOrganization(tx, { organizationId, by: "operator" }, now));
+    await runLogRetentionSweep(db, { now, keys });
+    assert.deepEqual(await remaining(db, organizationId), []);
   });
 });

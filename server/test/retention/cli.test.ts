@@ -130,9 +130,42 @@ describe("guard retention", () => {
 
     const swept = await cli.run(["--json", "retention", "sweep"]);
     assert.equal(swept.code, 0, swept.stderr);
-    assert.deepEqual(swept.json(), { scheduled: 0, notified: 0, cancelled: 0 });
+    assert.deepEqual(swept.json(), { scheduled: 0, notified: 0, cancelled: 0, examined: 0 });
     const erasures = await cli.run(["--json", "retention", "erasures", "list", "--org", "keep"]);
     assert.deepEqual(erasures.json(), { erasures: [] });
+    const cancelUnknown = await cli.run([
+      "retention",
+      "erasures",
+      "cancel",
+      "rse_00000000000000000000",
+      "--org",
+      "keep",
+      "--reason",
+      "dispute",
+    ]);
+    assert.equal(cancelUnknown.code, 1);
+    assert.match(cancelUnknown.stderr, /No scheduled erasure rse_00000000000000000000/);
+    const cancelNoReason = await cli.run([
+      "retention",
+      "erasures",
+      "cancel",
+      "rse_00000000000000000000",
+      "--org",
+      "keep",
+    ]);
+    assert.equal(cancelNoReason.code, 2);
+    const cancelBlank = await cli.run([
+      "retention",
+      "erasures",
+      "cancel",
+      "rse_00000000000000000000",
+      "--org",
+      "keep",
+      "--reason",
+      "  ",
+    ]);
+    assert.equal(cancelBlank.code, 1);
+    assert.match(cancelBlank.stderr, /reason must be 1-500 characters/);
 
     const archived = await cli.run([
       "--json",

@@ -31,7 +31,11 @@ export class RecordingNotifier implements Notifier {
   }
 }
 
-export const sweep = (t: TestApp, notifier: Notifier) => sweepRetention(t.db, notifier, t.clock.now());
+/** One sweep at the test clock's now: what it scheduled, notified and cancelled. */
+export async function sweep(t: TestApp, notifier: Notifier) {
+  const { scheduled, notified, cancelled } = await sweepRetention(t.db, notifier, t.clock.now());
+  return { scheduled, notified, cancelled };
+}
 
 export interface Principal {
   externalId: string;
@@ -102,6 +106,8 @@ export interface ErasureBody {
   preNotificationSentAt: number | null;
   dueAt: number | null;
   cancelReason: string | null;
+  cancelledBy: string | null;
+  cancelNote: string | null;
   executedAt: number | null;
 }
 

@@ -56,7 +56,7 @@ export default function RetentionPage() {
       {done ? <Notice tone="success">{done}</Notice> : null}
       <PoliciesSection policies={policies} onDone={setDone} />
       <HoldsSection policies={policies.items} onDone={setDone} />
-      <ErasuresSection policies={policies.items} />
+      <ErasuresSection policies={policies.items} onDone={setDone} />
     </Page>
   );
 }
@@ -577,7 +577,11 @@ function PlaceHoldForm({ policies, onPlaced }: { policies: Policy[]; onPlaced: (
   );
 }
 
-function ErasuresSection({ policies }: { policies: Policy[] }) {
+function ErasuresSection({ policies, onDone }: { policies: Policy[]; onDone: (message: string) => void }) {
+  const canWrite = useCanWrite();
+  const [cancelling, setCancelling] = useState<Erasure | null>(null);
+  const [reason, setReason] = useState("");
+  const [reasonError, setReasonError] = useState<unknown>(undefined);
   const [status, setStatus] = useState<"" | ErasureStatus>("");
   const [userInput, setUserInput] = useState("");
   const [userId, setUserId] = useState("");
@@ -620,7 +624,7 @@ function ErasuresSection({ policies }: { policies: Policy[] }) {
                 ? "registers-state registers-state-off"
                 : "registers-state"
           }
-          title={e.cancelReason ?? undefined}
+          title={e.cancelNote ?? e.cancelReason ?? undefined}
         >
           {ERASURE_STATUS_LABELS[e.status]}
           {e.status === "executed" ? (
@@ -630,10 +634,32 @@ function ErasuresSection({ policies }: { policies: Policy[] }) {
             </>
           ) : null}
           {e.status === "cancelled" && e.cancelReason ? ` (${e.cancelReason.replace(/_/g, " ")})` : null}
+          {e.status === "cancelled" && e.cancelNote ? `: ${e.cancelNote}` : null}
         </span>
       ),
     },
   ];
+  if (canWrite)
+    columns.push({
+      key: "actions",
+      header: <span className="visually-hidden">Actions</span>,
+      align: "end",
+      render: (e) =>
+        e.status === "scheduled" || e.status === "held" || e.status === "due" ? (
+          <button
+            type="button"
+            className="button button-small"
+            aria-label={`Cancel erasure ${e.scheduledErasureId}`}
+            onClick={() => {
+              setReason("");
+              setReasonError(undefined);
+              setCancelling(e);
+            }}
+          >
+            Cancel erasure
+          </button>
+        ) : null,
+    });
   return (
     <section className="registers-section" aria-labelledby="erasures">
       <h2 id="erasures">Scheduled erasures</h2>
@@ -678,6 +704,42 @@ function ErasuresSection({ policies }: { policies: Policy[] }) {
           empty={<p className="registers-intro">No erasures scheduled.</p>}
         />
       </PagedBody>
+      <ConfirmDialog
+        open={cancelling !== null}
+        title="Cancel this erasure?"
+        confirmLabel="Cancel erasure"
+        onCancel={() => setCancelling(null)}
+        onConfirm={async () => {
+          if (!cancelling) return;
+          setReasonError(undefined);
+          try {
+            await ok(
+              api.POST("/api/v1/staff/retention/erasures/{scheduledErasureId}/cancel", {
+                params: { path: { scheduledErasureId: cancelling.scheduledErasureId } },
+                body: { reason: reason.trim() },
+              }),
+            );
+          } catch (caught) {
+            if (caught instanceof ApiError && caught.field === "reason") {
+              setReasonError(caught);
+              return;
+            }
+            throw caught;
+          }
+          onDone(`The erasure of ${cancelling.userId}'s data under this window is cancelled.`);
+          setCancelling(null);
+          erasures.reload();
+        }}
+      >
+        <p>
+          The data is kept: the erasure leaves the due list and this window is not scheduled again. The
+          principal&apos;s next window starts from her next activity. To suspend erasure instead, place a
+          legal hold.
+        </p>
+        <Field label="Reason" name="reason" error={reasonError} hint="Kept in the audit trail.">
+          <textarea value={reason} onChange={(ev) => setReason(ev.target.value)} rows={2} maxLength={500} />
+        </Field>
+      </ConfirmDialog>
     </section>
   );
 }

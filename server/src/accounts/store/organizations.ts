@@ -9,26 +9,44 @@ export interface Organization {
   slug: string;
   name: string;
   createdAt: number;
+  /** When the operator disabled it (accounts/organization-status.ts); null while it is enabled. */
+  disabledAt: number | null;
+  disabledReason: string | null;
+  disabledBy: string | null;
 }
 
-const ORGANIZATION_COLUMNS = ["organization_id", "slug", "name", "created_at"] as const;
+const ORGANIZATION_COLUMNS = [
+  "organization_id",
+  "slug",
+  "name",
+  "created_at",
+  "disabled_at",
+  "disabled_reason",
+  "disabled_by",
+] as const;
 
 const toOrganization = (row: {
   organization_id: string;
   slug: string;
   name: string;
   created_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  disabled_by: string | null;
 }): Organization => ({
   organizationId: row.organization_id,
   slug: row.slug,
   name: row.name,
   createdAt: row.created_at,
+  disabledAt: row.disabled_at,
+  disabledReason: row.disabled_reason,
+  disabledBy: row.disabled_by,
 });
 
-/** Inserts the organisation; undefined when its slug is taken. */
+/** Inserts the organisation (enabled); undefined when its slug is taken. */
 export async function insertOrganization(
   db: Queryable,
-  org: Organization,
+  org: Pick<Organization, "organizationId" | "slug" | "name" | "createdAt">,
 ): Promise<Organization | undefined> {
   const row = await first(
     db,
@@ -57,12 +75,66 @@ export async function findOrganizationBySlug(db: Queryable, slug: string): Promi
 export async function findOrganizationById(
   db: Queryable,
   organizationId: string,
+  options: { forUpdate?: boolean } = {},
 ): Promise<Organization | undefined> {
-  const row = await first(
-    db,
-    qb.selectFrom("organizations").select(ORGANIZATION_COLUMNS).where("organization_id", "=", organizationId),
-  );
+  const query = qb
+    .selectFrom("organizations")
+    .select(ORGANIZATION_COLUMNS)
+    .where("organization_id", "=", organizationId);
+  const row = await first(db, options.forUpdate ? query.forUpdate() : query);
   return row && toOrganization(row);
+}
+
+/**
+ * Marks the organisation disabled unless it already is (the first disabling's time, reason and
+ * author stay). The organisation as it now is; undefined when there is no such organisation.
+ */
+export async function setOrganizationDisabled(
+  db: Queryable,
+  organizationId: string,
+  disabled: { at: number; reason: string; by: string },
+): Promise<Organization | undefined> {
+  await execute(
+    db,
+    qb
+      .updateTable("organizations")
+      .set({ disabled_at: disabled.at, disabled_reason: disabled.reason, disabled_by: disabled.by })
+      .where("organization_id", "=", organizationId)
+      .where("disabled_at", "is", null),
+  );
+  return findOrganizationById(db, organizationId);
+}
+
+/** Clears the organisation's disabling; the organisation as it now is, undefined when none. */
+export async function clearOrganizationDisabled(
+  db: Queryable,
+  organizationId: string,
+): Promise<Organization | undefined> {
+  await execute(
+    db,
+    qb
+      .updateTable("organizations")
+      .set({ disabled_at: null, disabled_reason: null, disabled_by: null })
+      .where("organization_id", "=", organizationId)
+      .where("disabled_at", "is not", null),
+  );
+  return findOrganizationById(db, organizationId);
+}
+
+/**
+ * The ids of every disabled organisation, for background jobs that skip them (a partial index
+ * holds only these, so the read costs the few rows there are).
+ */
+export async function disabledOrganizationIds(db: Queryable): Promise<string[]> {
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("organizations")
+      .select("organization_id")
+      .where("disabled_at", "is not", null)
+      .orderBy("organization_id"),
+  );
+  return found.map((r) => r.organization_id);
 }
 
 /** Every organisation, oldest first (for operators: `guard org list`). */
@@ -150,23 +222,49 @@ export async function readCapabilitySwitches(
   db: Queryable,
   organizationId: string,
 ): Promise<CapabilitySwitches | undefined> {
-  const row = await first(
-    db,
-    qb.selectFrom("organizations").select("capabilities").where("organization_id", "=", organizationId),
-  );
-  return row && (row.capabilities as CapabilitySwitches);
+  return (await readOrganizationAccess(db, organizationId))?.switches;
 }
 
-/** The organisation a slug names, with its capability switches, in one indexed read. */
+/** What the access check reads of an organisation: its switches and whether it is disabled. */
+export interface OrganizationAccess {
+  switches: CapabilitySwitches;
+  disabled: boolean;
+}
+
+/** The organisation's switches and disabled state in one read; undefined for no such organisation. */
+export async function readOrganizationAccess(
+  db: Queryable,
+  organizationId: string,
+): Promise<OrganizationAccess | undefined> {
+  const row = await first(
+    db,
+    qb
+      .selectFrom("organizations")
+      .select(["capabilities", "disabled_at"])
+      .where("organization_id", "=", organizationId),
+  );
+  return row && { switches: row.capabilities as CapabilitySwitches, disabled: row.disabled_at !== null };
+}
+
+/** The organisation a slug names, with its switches and disabled state, in one indexed read. */
 export async function capabilitySwitchesBySlug(
   db: Queryable,
   slug: string,
-): Promise<{ organizationId: string; switches: CapabilitySwitches } | undefined> {
+): Promise<({ organizationId: string } & OrganizationAccess) | undefined> {
   const row = await first(
     db,
-    qb.selectFrom("organizations").select(["organization_id", "capabilities"]).where("slug", "=", slug),
+    qb
+      .selectFrom("organizations")
+      .select(["organization_id", "capabilities", "disabled_at"])
+      .where("slug", "=", slug),
   );
-  return row && { organizationId: row.organization_id, switches: row.capabilities as CapabilitySwitches };
+  return (
+    row && {
+      organizationId: row.organization_id,
+      switches: row.capabilities as CapabilitySwitches,
+      disabled: row.disabled_at !== null,
+    }
+  );
 }
 
 /**

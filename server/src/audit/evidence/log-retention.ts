@@ -1,6 +1,7 @@
 // What the log-retention job purged outside the chain (log-retention/purge.ts): each batch of
-// webhook deliveries it deletes is recorded as a `log_retention.purged` entry about the
-// organisation, with the class, the cutoff, the counts and the creation-time range. The rows are
+// webhook deliveries or gate decisions it deletes, and each organisation's share of a month
+// partition it drops (log-retention/partitions.ts), is recorded as a `log_retention.purged` entry
+// about the organisation, with the class, the cutoff, the counts and the creation-time range. The rows are
 // gone, so there is nothing to compare them with; what the chain can still hold the job to is the
 // statute's floor: the cutoff, and every purged row, at least a year before the entry (DPDP Rules
 // 2025 r.8(3)), and counts that are counts.
@@ -8,7 +9,11 @@ import { MINIMUM_LOG_RETENTION_MS } from "../purge-floor.js";
 import { payloadOf, type EvidenceKind } from "./checker.js";
 
 export const LOG_RETENTION_PURGED = "log_retention.purged";
-const PURGED_CLASSES = ["webhook_deliveries"];
+/** The classes the job purges, and the counts each purge entry carries. */
+const COUNTS_OF: Record<string, string[]> = {
+  webhook_deliveries: ["deliveries", "attempts", "events"],
+  gate_decisions: ["blocks", "decisions"],
+};
 
 const isCount = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value >= 0;
 
@@ -23,10 +28,13 @@ export const logRetentionEvidence: EvidenceKind = {
           const payload = payloadOf(entry);
           const problems: string[] = [];
           if (entry.subjectId !== organizationId) problems.push("the purge is about another organisation");
-          if (!PURGED_CLASSES.includes(String(payload.logClass))) {
+          const counts = Object.hasOwn(COUNTS_OF, String(payload.logClass))
+            ? COUNTS_OF[String(payload.logClass)]!
+            : [];
+          if (counts.length === 0) {
             problems.push(`logClass ${JSON.stringify(payload.logClass)} is not a class the job purges`);
           }
-          for (const field of ["deliveries", "attempts", "events"]) {
+          for (const field of counts) {
             if (!isCount(payload[field])) problems.push(`${field} is not a count`);
           }
           const floor = entry.createdAt - MINIMUM_LOG_RETENTION_MS;

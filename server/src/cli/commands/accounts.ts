@@ -1,9 +1,10 @@
-// guard org create|list|settings | staff create|list|disable|enable | keys create|list|revoke |
+// guard org create|list|disable|enable|settings | staff create|list|disable|enable | keys create|list|revoke |
 // domains add | apps add. Changes go through the same rules as the staff routes (the last enabled
 // admin stays, a revocation is announced to every instance's key cache in its transaction).
 import { InvalidArgumentError, type Command } from "commander";
 import { createApiKey, revokeApiKey } from "../../accounts/api-keys.js";
 import { createOrganization } from "../../accounts/organizations.js";
+import { disableOrganization, enableOrganization } from "../../accounts/organization-status.js";
 import { createStaffUser, normaliseEmail } from "../../accounts/staff.js";
 import { updateStaffAccount, type StaffAccount } from "../../accounts/staff-accounts.js";
 import { listApiKeys, listOrganizations, listStaffUsers } from "../../accounts/store.js";
@@ -92,11 +93,60 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
 
   org
     .command("list")
-    .description("list every organisation, oldest first")
+    .description("list every organisation, oldest first, with whether it is disabled")
     .action(
       run(async (ctx) => {
-        const organizations = await listOrganizations(await ctx.db());
+        const organizations = (await listOrganizations(await ctx.db())).map((o) => ({
+          ...o,
+          status: o.disabledAt === null ? "enabled" : "disabled",
+        }));
         ctx.out.result({ organizations });
+      }),
+    );
+
+  org
+    .command("disable")
+    .description(
+      "disable an organisation: its keys, tokens, sessions, public pages, webhook deliveries and sweeps stop; every record is kept",
+    )
+    .requiredOption("--slug <slug>", "organisation slug")
+    .requiredOption("--reason <text>", "why (recorded with it and on its audit chain)")
+    .action(
+      run(async (ctx, options: { slug: string; reason: string }) => {
+        const db = await ctx.db();
+        const organization = await ctx.organization(options.slug);
+        const change = await db.transaction((tx) =>
+          disableOrganization(
+            tx,
+            { organizationId: organization.organizationId, reason: options.reason, by: cliActor().id },
+            Date.now(),
+          ),
+        );
+        if (!change) throw new CliError(`No organisation has the slug "${options.slug}"`);
+        if (!change.changed) ctx.out.note(`${options.slug} was already disabled; nothing changed`);
+        ctx.out.result({ organization: change.organization, changed: change.changed });
+      }),
+    );
+
+  org
+    .command("enable")
+    .description("enable a disabled organisation again: everything it had works as before")
+    .requiredOption("--slug <slug>", "organisation slug")
+    .option("--reason <text>", "why (recorded on its audit chain)")
+    .action(
+      run(async (ctx, options: { slug: string; reason?: string }) => {
+        const db = await ctx.db();
+        const organization = await ctx.organization(options.slug);
+        const change = await db.transaction((tx) =>
+          enableOrganization(
+            tx,
+            { organizationId: organization.organizationId, reason: options.reason, by: cliActor().id },
+            Date.now(),
+          ),
+        );
+        if (!change) throw new CliError(`No organisation has the slug "${options.slug}"`);
+        if (!change.changed) ctx.out.note(`${options.slug} is not disabled; nothing changed`);
+        ctx.out.result({ organization: change.organization, changed: change.changed });
       }),
     );
 

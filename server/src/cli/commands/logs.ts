@@ -33,10 +33,25 @@ function describe(report: LogPurgeReport, name: string, out: Output): void {
     if (purge.status === "not_purged") {
       say(`not purged: ${purge.reason}`);
     } else if ("deliveriesPurged" in purge) {
+      const dropped =
+        purge.partitionsDropped.length === 0
+          ? ""
+          : `; ${report.dryRun ? "would drop" : "dropped"} ${purge.deliveriesDropped} with the month partitions ${purge.partitionsDropped.join(", ")}`;
       say(
         purge.status === "purged"
           ? `${verb} ${purge.deliveriesPurged} finished deliveries` +
-              (report.dryRun ? "" : ` (${purge.attemptsPurged} attempts, ${purge.eventsPurged} events)`)
+              (report.dryRun ? "" : ` (${purge.attemptsPurged} attempts, ${purge.eventsPurged} events)`) +
+              dropped
+          : "nothing to purge",
+      );
+    } else if ("decisionsPurged" in purge) {
+      const dropped =
+        purge.partitionsDropped.length === 0
+          ? ""
+          : `; ${report.dryRun ? "would drop" : "dropped"} ${purge.decisionsDropped} with the month partitions ${purge.partitionsDropped.join(", ")}`;
+      say(
+        purge.status === "purged"
+          ? `${verb} ${purge.decisionsPurged} decisions logged before ${new Date(purge.purgedBefore).toISOString()}${dropped}`
           : "nothing to purge",
       );
     } else if (purge.status === "purged" || purge.status === "nothing_to_purge") {

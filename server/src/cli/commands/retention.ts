@@ -4,7 +4,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from "../../lib/paging.js";
 import { WebhookRelayNotifier } from "../../notifications/notifier.js";
-import { confirmExecuted, ERASURE_STATES, pageErasures, type ErasureWire } from "../../retention/erasures.js";
+import {
+  cancelByStaff,
+  confirmExecuted,
+  ERASURE_STATES,
+  pageErasures,
+  type ErasureWire,
+} from "../../retention/erasures.js";
 import { recordRetentionEvent } from "../../retention/events.js";
 import { HOLD_STATES, holdsToWire, pageHolds, placeHold, releaseHold } from "../../retention/holds.js";
 import {
@@ -380,6 +386,29 @@ export function registerRetentionCommands(program: Command, run: RunAction): voi
           confirmExecuted(
             tx,
             { organizationId, scheduledErasureId, executedAt: options.executedAt, actor: cliActor() },
+            Date.now(),
+          ),
+        );
+        ctx.out.result(answer);
+      }),
+    );
+  erasures
+    .command("cancel")
+    .description(
+      "cancel an erasure by hand, saying why (as POST /api/v1/staff/retention/erasures/{id}/cancel does)",
+    )
+    .argument("<scheduledErasureId>", "the erasure id (rse_…)")
+    .requiredOption("--org <slug>", "organisation slug")
+    .requiredOption("--reason <text>", "why it must not go ahead (kept on the audit chain)")
+    .action(
+      run(async (ctx, scheduledErasureId: string, options: { org: string; reason: string }) => {
+        const { organizationId } = await ctx.organization(options.org);
+        const answer = await (
+          await ctx.db()
+        ).transaction((tx) =>
+          cancelByStaff(
+            tx,
+            { organizationId, scheduledErasureId, reason: options.reason, actor: cliActor() },
             Date.now(),
           ),
         );

@@ -37,6 +37,11 @@ async function listenOrExplain<T>(config: Config, start: () => Promise<T>): Prom
     if (code === "EADDRNOTAVAIL") {
       throw new CliError(`${config.host} is not an address of this machine: check GUARD_HOST`);
     }
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+      throw new CliError(
+        `GUARD_HOST "${config.host}" is not a host name this machine resolves: set an address of this machine (127.0.0.1, or 0.0.0.0 for every interface)`,
+      );
+    }
     throw error;
   }
 }
@@ -73,6 +78,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
             server.app.hasRoute({ method: "GET", url: "/dashboard" })
               ? `  Dashboard:      ${base}/dashboard`
               : "  Dashboard:      not built: run `npm run build -w dashboard` (or `npm start`, which builds it), then restart",
+            "  Next:           docs/getting-started.md (a consent, the Consent Gate, a withdrawal, a rights request)",
           ];
           if (demo) {
             lines.push(
@@ -82,6 +88,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
               `  dashboard:      ${base}/dashboard, sign in with organisation \`demo\`, ${demo.adminEmail} / ${demo.adminPassword}`,
               `  service key:    ${demo.apiKey}`,
               `  try:            curl ${base}/api/v1/org/demo`,
+              "  lost them?      npx guard demo reset-credentials (new ones, with Guard running or not)",
             );
           }
           if (options.seedDemo && !demo) {

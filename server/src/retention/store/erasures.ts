@@ -24,6 +24,9 @@ export interface ErasureRecord {
   dueAt: number | null;
   cancelledAt: number | null;
   cancelReason: string | null;
+  /** Who cancelled it by hand, and why; null for the sweep's cancellations. */
+  cancelledBy: string | null;
+  cancelNote: string | null;
   executedAt: number | null;
   executedBy: string | null;
 }
@@ -44,6 +47,8 @@ type ErasureRow = {
   due_at: number | string | null;
   cancelled_at: number | string | null;
   cancel_reason: string | null;
+  cancelled_by: string | null;
+  cancel_note: string | null;
   executed_at: number | string | null;
   executed_by: string | null;
 };
@@ -66,6 +71,8 @@ export const erasureOf = (r: ErasureRow): ErasureRecord => ({
   dueAt: num(r.due_at),
   cancelledAt: num(r.cancelled_at),
   cancelReason: r.cancel_reason,
+  cancelledBy: r.cancelled_by,
+  cancelNote: r.cancel_note,
   executedAt: num(r.executed_at),
   executedBy: r.executed_by,
 });
@@ -145,12 +152,14 @@ export async function lockErasuresOwedNotice(
   tx: Queryable,
   now: number,
   limit: number,
+  skipOrganizations: readonly string[] = [],
 ): Promise<ErasureRecord[]> {
   const found = await rows(
     tx,
     qb
       .selectFrom("retention_scheduled_erasures")
       .selectAll()
+      .$if(skipOrganizations.length > 0, (q) => q.where("organization_id", "not in", skipOrganizations))
       .where("status", "=", "scheduled")
       .where("pre_notification_sent_at", "is", null)
       .where(sql<boolean>`scheduled_for - notice_hours::bigint * 3600000 <= ${now}`)
@@ -194,13 +203,25 @@ export async function markNotified(
 /** Cancels an open erasure; undefined when it is not open (any more). */
 export async function markCancelled(
   tx: Queryable,
-  input: { organizationId: string; scheduledErasureId: string; cancelledAt: number; reason: string },
+  input: {
+    organizationId: string;
+    scheduledErasureId: string;
+    cancelledAt: number;
+    reason: string;
+    by?: { actorId: string; note: string } | undefined;
+  },
 ): Promise<ErasureRecord | undefined> {
   const row = await first(
     tx,
     qb
       .updateTable("retention_scheduled_erasures")
-      .set({ status: "cancelled", cancelled_at: input.cancelledAt, cancel_reason: input.reason })
+      .set({
+        status: "cancelled",
+        cancelled_at: input.cancelledAt,
+        cancel_reason: input.reason,
+        cancelled_by: input.by?.actorId ?? null,
+        cancel_note: input.by?.note ?? null,
+      })
       .where("organization_id", "=", input.organizationId)
       .where("scheduled_erasure_id", "=", input.scheduledErasureId)
       .where("status", "=", "scheduled")

@@ -83,3 +83,30 @@ export async function principalsWithRetentionEvent(
   const found = await rows(db, query.orderBy("principal_id").limit(limit));
   return found.map((r) => r.principal_id);
 }
+
+/**
+ * Up to `limit` principals with ids after `after` with an event of `kind` (and, for
+ * `purpose_served`, of that purpose) recorded at or after `since`, by id: the sweep's read of what
+ * was reported since its last pass (retention_events_by_recorded).
+ */
+export async function principalsWithRetentionEventSince(
+  db: Queryable,
+  organizationId: string,
+  kind: RetentionEventKind,
+  purpose: string | null,
+  since: number,
+  after: string,
+  limit: number,
+): Promise<string[]> {
+  let query = qb
+    .selectFrom("retention_events")
+    .select("principal_id")
+    .distinct()
+    .where("organization_id", "=", organizationId)
+    .where("kind", "=", kind)
+    .where("recorded_at", ">=", since)
+    .where("principal_id", ">", after);
+  if (purpose !== null) query = query.where("purpose", "=", purpose);
+  const found = await rows(db, query.orderBy("principal_id").limit(limit));
+  return found.map((r) => r.principal_id);
+}

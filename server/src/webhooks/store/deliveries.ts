@@ -299,6 +299,8 @@ export interface ClaimInput {
   endpointConcurrency: number;
   leaseUntil: number;
   claimToken: string;
+  /** Organisations whose deliveries wait where they are (disabled ones: accounts/organization-status.ts). */
+  skipOrganizations?: readonly string[];
 }
 
 export type ClaimedRow = {
@@ -362,6 +364,9 @@ export async function claimDue(db: Queryable, input: ClaimInput): Promise<Claime
       .select(["e.organization_id", "e.endpoint_id"])
       .where("e.enabled", "=", true)
       .where("e.deleted_at", "is", null)
+      .$if((input.skipOrganizations?.length ?? 0) > 0, (q) =>
+        q.where("e.organization_id", "not in", input.skipOrganizations!),
+      )
       .where((eb) =>
         eb.or([eb("e.circuit_open_until", "is", null), eb("e.circuit_open_until", "<=", input.now)]),
       )
@@ -445,7 +450,10 @@ export async function claimDue(db: Queryable, input: ClaimInput): Promise<Claime
   );
 }
 
-/** Records one attempt; a second record of the same attempt number is ignored. */
+/**
+ * Records one attempt; a second record of the same attempt number is ignored. The attempt carries
+ * its delivery's created_at, the partition key it shares with it (migration 0112).
+ */
 export async function insertAttempt(
   db: Queryable,
   attempt: {
@@ -465,6 +473,12 @@ export async function insertAttempt(
       .values({
         organization_id: attempt.organizationId,
         delivery_id: attempt.deliveryId,
+        delivery_created_at: (eb) =>
+          eb
+            .selectFrom("webhook_deliveries")
+            .select("created_at")
+            .where("organization_id", "=", attempt.organizationId)
+            .where("delivery_id", "=", attempt.deliveryId),
         attempt: attempt.attempt,
         started_at: attempt.startedAt,
         finished_at: attempt.finishedAt,
@@ -561,15 +575,17 @@ export async function deleteFinishedDeliveriesBefore(
     newest: string | number | null;
   }>(
     `WITH doomed AS (
-       SELECT delivery_id FROM webhook_deliveries
+       SELECT delivery_id, created_at FROM webhook_deliveries
         WHERE organization_id = $1 AND created_at < $2 AND status IN ('delivered', 'dead', 'cancelled')
         ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED
      ), gone_attempts AS (
        DELETE FROM webhook_delivery_attempts a USING doomed d
-        WHERE a.organization_id = $1 AND a.delivery_id = d.delivery_id RETURNING 1
+        WHERE a.organization_id = $1 AND a.delivery_id = d.delivery_id
+          AND a.delivery_created_at = d.created_at RETURNING 1
      ), gone AS (
        DELETE FROM webhook_deliveries w USING doomed d
-        WHERE w.organization_id = $1 AND w.delivery_id = d.delivery_id RETURNING w.created_at
+        WHERE w.organization_id = $1 AND w.delivery_id = d.delivery_id AND w.created_at = d.created_at
+       RETURNING w.created_at
      )
      SELECT (SELECT count(*)::int FROM gone) AS deliveries, (SELECT count(*)::int FROM gone_attempts) AS attempts,
             (SELECT min(created_at) FROM gone) AS oldest, (SELECT max(created_at) FROM gone) AS newest`,
@@ -579,7 +595,8 @@ export async function deleteFinishedDeliveriesBefore(
     `DELETE FROM webhook_events WHERE organization_id = $1 AND event_id IN (
        SELECT e.event_id FROM webhook_events e
         WHERE e.organization_id = $1 AND e.created_at < $2
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.organization_id = $1 AND d.event_id = e.event_id)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                           WHERE d.organization_id = $1 AND d.event_id = e.event_id AND d.created_at = e.created_at)
         LIMIT $3 FOR UPDATE SKIP LOCKED)
      RETURNING event_id`,
     [organizationId, before, limit],

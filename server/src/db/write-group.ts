@@ -1,14 +1,14 @@
 // Group commit for one route's writes (issue 25). Requests that arrive while earlier groups are
 // being written wait in a queue; the next group takes all of them (up to `maxItems`) and writes them
 // in one transaction: the route's own multi-row statements, and for keyed requests one statement
-// that claims every Idempotency-Key and one that records every answer. Per-statement and per-commit
+// that stores every Idempotency-Key with its answer. Per-statement and per-commit
 // costs are then paid per group instead of per request, and the commit (a WAL flush) is shared.
 //
 // Groups leave as lib/group-commit.ts sends them: no timer, so an idle server adds no delay and a
 // busy one batches by itself.
 //
-// What a group cannot write in its statements goes alone: an item whose key another request holds,
-// a second item with the same key, an item the route's group write declines (e.g. a consent the
+// What a group cannot write in its statements goes alone: every item of a group one of whose keys
+// another request holds, a second item with the same key, an item the route's group write declines (e.g. a consent the
 // insert refused because one is active), or every item of a group whose transaction failed. Such an
 // item is written afterwards through the route's ordinary `write` (its own transaction, key claim
 // and answer), which gives it exactly the answer it would have had without grouping: a replay, a
@@ -22,17 +22,23 @@ import { GroupCommit } from "../lib/group-commit.js";
 export const ALONE = Symbol("write alone");
 export type GroupAnswer<T> = T | typeof ALONE;
 
-/** The idempotency side of a group (http/idempotency.ts implements it): claims and answers in bulk. */
+/** The idempotency side of a group (http/idempotency.ts implements it). */
 export interface GroupKeys<K> {
-  /** Claims the keys in `tx`; per key, whether it was claimed (false: another request holds it). */
-  claim(tx: Queryable, keys: readonly K[], now: number): Promise<boolean[]>;
-  /** Gives up claims made in `tx` for items that go alone. */
-  release(tx: Queryable, keys: readonly K[]): Promise<void>;
-  /** Records each item's answer under its key, in `tx`. */
-  record(tx: Queryable, answers: readonly { key: K; value: unknown }[]): Promise<void>;
-  /** Two items with the same identity cannot both be claimed in one statement. */
+  /**
+   * Stores each key with its item's answer in `tx`, after the group's writes; per key, whether it
+   * was stored (false: another request holds the key, or held it first while this group wrote).
+   */
+  claimAnswered(
+    tx: Queryable,
+    answers: readonly { key: K; value: unknown }[],
+    now: number,
+  ): Promise<boolean[]>;
+  /** Two items with the same identity cannot both be stored in one statement. */
   identity(key: K): string;
 }
+
+/** A key another request holds: the group rolls back, and each of its items is written alone. */
+class KeyHeldElsewhere extends Error {}
 
 export interface WriteGroupOptions<I, T> {
   /**
@@ -90,56 +96,49 @@ export class WriteGroup<I, T> {
 
   private async writeEntries(tx: Queryable, entries: Entry<I>[]): Promise<GroupOutcome<T>[]> {
     const now = this.clock.now();
-    const writable = await this.claimKeys(tx, entries, now);
+    const writable = this.firstOfEachKey(entries);
     const answers = await this.options.write(
       tx,
       writable.map((i) => entries[i]!.item),
       now,
     );
     const outcomes: GroupOutcome<T>[] = entries.map(() => ({ written: false }));
-    const released = new Map<GroupKeys<unknown>, unknown[]>();
-    const recorded = new Map<GroupKeys<unknown>, { key: unknown; value: unknown }[]>();
+    const answered = new Map<GroupKeys<unknown>, { key: unknown; value: unknown }[]>();
     writable.forEach((index, j) => {
       const entry = entries[index]!;
       const answer = answers[j];
       if (answer === undefined) throw new Error("a group write must answer every item");
-      const keys = entry.keys;
-      if (answer === ALONE) {
-        if (keys) push(released, keys, entry.key);
-        return;
-      }
+      if (answer === ALONE) return;
       outcomes[index] = { written: true, value: answer };
-      if (keys) push(recorded, keys, { key: entry.key, value: answer });
+      if (entry.keys) push(answered, entry.keys, { key: entry.key, value: answer });
     });
-    for (const [keys, list] of released) await keys.release(tx, list);
-    for (const [keys, list] of recorded) await keys.record(tx, list);
+    // Keys are stored after the writes, with their answers, in one statement: a key is almost
+    // never held elsewhere (a replay of a finished request is answered before its handler runs),
+    // so the group does not pay a claim and an update per key for the rare retry that races its
+    // original. When one is held, the whole group rolls back and each item is written alone,
+    // where the key's own claim waits for the holder and replays or conflicts as it should.
+    for (const [keys, list] of answered) {
+      // Stored in one order by every group, so two groups never wait on each other's keys.
+      list.sort((a, b) => compare(keys.identity(a.key), keys.identity(b.key)));
+      const stored = await keys.claimAnswered(tx, list, now);
+      if (stored.includes(false)) throw new KeyHeldElsewhere();
+    }
     return outcomes;
   }
 
-  /** Claims the entries' keys; returns the indexes of the entries the group writes. */
-  private async claimKeys(tx: Queryable, entries: Entry<I>[], now: number): Promise<number[]> {
+  /** The entries the group writes: all but a second entry with a key already in the group. */
+  private firstOfEachKey(entries: Entry<I>[]): number[] {
     const writable: number[] = [];
-    const byKeys = new Map<GroupKeys<unknown>, number[]>();
     const seen = new Set<string>();
     entries.forEach((entry, i) => {
-      const keys = entry.keys;
-      if (!keys) return writable.push(i);
-      const identity = keys.identity(entry.key);
-      if (seen.has(identity)) return; // a repeat within the group: alone, after the first commits
-      seen.add(identity);
-      push(byKeys, keys, i);
+      if (entry.keys) {
+        const identity = entry.keys.identity(entry.key);
+        if (seen.has(identity)) return; // alone, after the first commits: then a replay
+        seen.add(identity);
+      }
+      writable.push(i);
     });
-    for (const [keys, indexes] of byKeys) {
-      // Claimed in one order by every group, so two groups never wait on each other's keys.
-      indexes.sort((a, b) => compare(keys.identity(entries[a]!.key), keys.identity(entries[b]!.key)));
-      const claimed = await keys.claim(
-        tx,
-        indexes.map((i) => entries[i]!.key),
-        now,
-      );
-      indexes.forEach((index, j) => claimed[j] && writable.push(index));
-    }
-    return writable.sort((a, b) => a - b);
+    return writable;
   }
 }
 

@@ -265,70 +265,51 @@ interface GroupedKey {
 }
 
 /**
- * The group commit's key statements: the same claim, answer and rules as `claim` and
- * `recordResponse`, for many keys in one statement each. The lists go as arrays through scalar
- * subqueries, so each statement keeps one generic plan whatever the group's size (gate/store.ts
- * says why).
+ * The group commit's key statement: the claim of `claim` (an expired key is taken over) with the
+ * answer of `recordResponse`, for many keys in one statement, after the group's writes
+ * (db/write-group.ts says why). The lists go as arrays through scalar subqueries, so the
+ * statement keeps one generic plan whatever the group's size (gate/store.ts says why).
  */
 const groupKeys: GroupKeys<GroupedKey> = {
   identity: ({ scope }) => answerContext(scope),
 
-  async claim(tx, keys, now) {
-    const claimed = await tx.query<{
+  async claimAnswered(tx, answers, now) {
+    const keys = answers.map(({ key }) => key);
+    const stored = await tx.query<{
       organization_id: string;
       credential_id: string;
       operation_id: string;
       idempotency_key: string;
     }>(
       `INSERT INTO idempotency_keys
-              (organization_id, credential_id, operation_id, idempotency_key, request_hash, created_at)
-       SELECT o, c, op, k, h, $6
-         FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]),
-                     (SELECT $4::text[]), (SELECT $5::text[])) AS t (o, c, op, k, h)
+              (organization_id, credential_id, operation_id, idempotency_key, request_hash, created_at,
+               response_status, response_body)
+       SELECT o, c, op, k, h, $6, s, b
+         FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]),
+                     (SELECT $5::text[]), (SELECT $8::int[]), (SELECT $9::text[])) AS t (o, c, op, k, h, s, b)
        ON CONFLICT (organization_id, credential_id, operation_id, idempotency_key) DO UPDATE
           SET request_hash = excluded.request_hash, created_at = excluded.created_at,
-              response_status = NULL, response_body = NULL
+              response_status = excluded.response_status, response_body = excluded.response_body
         WHERE idempotency_keys.created_at <= $7
        RETURNING organization_id, credential_id, operation_id, idempotency_key`,
-      [...scopeColumns(keys), keys.map(({ scope }) => scope.requestHash), now, now - IDEMPOTENCY_WINDOW_MS],
-      { preparedAs: "idempotency_claim_group" },
-    );
-    const identities = new Set(
-      claimed.map((row) =>
-        [row.organization_id, row.credential_id, row.operation_id, row.idempotency_key].join("\u0000"),
-      ),
-    );
-    return keys.map(({ scope }) => identities.has(answerContext(scope)));
-  },
-
-  async release(tx, keys) {
-    await tx.query(
-      `DELETE FROM idempotency_keys k
-        USING unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]))
-              AS t (o, c, op, key)
-        WHERE k.organization_id = t.o AND k.credential_id = t.c AND k.operation_id = t.op
-          AND k.idempotency_key = t.key`,
-      scopeColumns(keys),
-      { preparedAs: "idempotency_release_group" },
-    );
-  },
-
-  async record(tx, answers) {
-    await tx.query(
-      `UPDATE idempotency_keys k SET response_status = t.status, response_body = t.body
-         FROM unnest((SELECT $1::text[]), (SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]),
-                     (SELECT $5::int[]), (SELECT $6::text[])) AS t (o, c, op, key, status, body)
-        WHERE k.organization_id = t.o AND k.credential_id = t.c AND k.operation_id = t.op
-          AND k.idempotency_key = t.key`,
       [
-        ...scopeColumns(answers.map(({ key }) => key)),
-        answers.map(({ key }) => key.status),
+        ...scopeColumns(keys),
+        keys.map(({ scope }) => scope.requestHash),
+        now,
+        now - IDEMPOTENCY_WINDOW_MS,
+        keys.map(({ status }) => status),
         answers.map(({ key: { scope }, value }) =>
           scope.secrets.box.seal(JSON.stringify(value ?? null), answerContext(scope)),
         ),
       ],
-      { preparedAs: "idempotency_record_group" },
+      { preparedAs: "idempotency_claim_answered_group" },
     );
+    const identities = new Set(
+      stored.map((row) =>
+        [row.organization_id, row.credential_id, row.operation_id, row.idempotency_key].join("\u0000"),
+      ),
+    );
+    return keys.map(({ scope }) => identities.has(answerContext(scope)));
   },
 };
 

@@ -223,6 +223,30 @@ describe("write groups", () => {
       { written: true, value: 3 },
     ]);
 
+    // A key held elsewhere rolls the whole group back (its writes included): every item goes alone.
+    await t.db.query("CREATE TABLE IF NOT EXISTS group_probe (n int)");
+    const held = new WriteGroup<number, number>(t.db, t.clock, {
+      async write(tx, items) {
+        for (const n of items) await tx.query("INSERT INTO group_probe VALUES ($1)", [n]);
+        return [...items];
+      },
+    });
+    const keys = {
+      identity: (key: string) => key,
+      claimAnswered: async (_tx: unknown, answers: readonly { key: string }[]) =>
+        answers.map(({ key }) => key !== "held"),
+    };
+    assert.deepEqual(
+      await Promise.all([
+        held.submit(1, { key: "free", keys }),
+        held.submit(2, { key: "held", keys }),
+        held.submit(3),
+      ]),
+      [{ written: false }, { written: false }, { written: false }],
+    );
+    const [probe] = await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM group_probe");
+    assert.equal(probe!.n, 0, "the group's writes were rolled back");
+
     const failing = new WriteGroup<number, number>(t.db, t.clock, {
       async write(tx) {
         await tx.query("SELECT 1 / 0");

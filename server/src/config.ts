@@ -4,6 +4,7 @@ import { createHash, hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
+import { makeDirectory } from "./lib/make-directory.js";
 
 export interface Config {
   /** PostgreSQL server URL; absent means the embedded database (PGlite) in `dataDir`. */
@@ -298,7 +299,7 @@ function loadOrCreateSecrets(dataDir: string): Required<GeneratedSecrets> {
     return { ...existing, secretsKey: existing.secretsKey };
   }
   // Private from the start: the embedded database will live here too (db/data-dir-permissions.ts).
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirectory(dataDir, 0o700);
   const secrets: Required<GeneratedSecrets> = {
     tokenSecret: randomBytes(32).toString("base64url"),
     auditKeys: { 1: randomBytes(32).toString("base64url") },

@@ -147,7 +147,16 @@ export class CliContext {
 }
 
 /** What the file system answers when a path cannot be a private, writable directory. */
-const DATA_DIR_ERRNOS = new Set(["EEXIST", "ENOTDIR", "EACCES", "EPERM", "EROFS", "ENOSPC", "ELOOP"]);
+const DATA_DIR_ERRNOS = new Set([
+  "EEXIST",
+  "ENOENT",
+  "ENOTDIR",
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "ENOSPC",
+  "ELOOP",
+]);
 
 /**
  * A data directory Guard cannot create or write (a file in the way, no permission, a read-only or

@@ -22,6 +22,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { makeDirectory } from "../lib/make-directory.js";
 
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
@@ -393,7 +394,7 @@ export function acquireDataDirLock(dataDir: string, options: DataDirLockOptions 
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     staleAfterMs: options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
   };
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirectory(dataDir, 0o700);
   const lock = claim(path.join(dataDir, LOCK_FILE), settings, 0, dataDir);
   removeLeftovers(dataDir);
 

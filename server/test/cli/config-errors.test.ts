@@ -151,10 +151,11 @@ describe("configuration and database errors", () => {
   test("a data directory that cannot be made or written names GUARD_DATA_DIR", async () => {
     const file = path.join(freshDataDir(), "a-file");
     fs.writeFileSync(file, "");
-    for (const dir of [file, path.join(file, "below")]) {
+    // Under /proc, Node's recursive mkdir never returns: made one level at a time, it is ENOENT.
+    for (const dir of [file, path.join(file, "below"), "/proc/guard-data"]) {
       assertOneLine(
         await guard(["org", "list"], { GUARD_DATA_DIR: dir }),
-        /^guard: The data directory .* cannot be used \((EEXIST|ENOTDIR) on .*\): set GUARD_DATA_DIR or --data-dir/,
+        /^guard: The data directory .* cannot be used \((EEXIST|ENOTDIR|ENOENT) on .*\): set GUARD_DATA_DIR or --data-dir/,
       );
     }
   });

@@ -30,6 +30,7 @@ import { dumpPgliteSnapshot, openDatabase, type Database } from "../../db/databa
 import { appliedMigrationIds, listMigrations } from "../../db/migrate.js";
 import { CliContext, type GlobalOptions } from "../context.js";
 import { CliError, createOutput } from "../io.js";
+import { makeDirectory } from "../../lib/make-directory.js";
 
 const FORMAT = "guard-embedded-backup";
 const FORMAT_VERSION = 1;
@@ -210,7 +211,7 @@ async function restore(globals: GlobalOptions, file: string): Promise<void> {
 
   // Built beside the target and renamed into place, so a failed restore leaves nothing behind.
   const staging = `${dataDir}.restoring-${process.pid}`;
-  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  makeDirectory(path.dirname(dataDir));
   fs.mkdirSync(staging, { mode: 0o700 });
   try {
     if (manifest.secrets)

@@ -18,9 +18,13 @@
 // Rows written before this (a 64-hex SHA-256, a plain JSON answer) are still read until they expire.
 //
 // Expired keys are deleted by a background job on every instance (idempotency-purge.ts calls
-// purgeExpiredKeys), never by a request. The three statements a keyed request runs are written by
-// hand and prepared by name: they run on every keyed write, and an unnamed statement is parsed and
-// planned again on every call.
+// purgeExpiredKeys), never by a request. The statements a keyed request runs are written by hand.
+// The inserts are prepared by name (parsed and planned once per connection). The two that look a
+// key up (the stored answer, the answer's update) are not: a prepared statement's generic plan is
+// made once, and made while the table is small (a new deployment, or one whose keys all expired)
+// it is a sequential scan, kept while the table grows by a row per keyed write until the next
+// ANALYZE; one lookup then read thousands of rows (bench/README.md, "Write path"). Planned each
+// time, the lookup follows the table's size and is a primary-key probe.
 import { createHash, createHmac, hkdfSync } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
@@ -196,7 +200,6 @@ async function storedResponse(db: Queryable, scope: Scope, now: number): Promise
       WHERE organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4
         AND created_at > $5`,
     [scope.organizationId, scope.credentialId, scope.operationId, scope.key, now - IDEMPOTENCY_WINDOW_MS],
-    { preparedAs: "idempotency_stored_response" },
   );
   if (!row || row.response_status === null || row.response_body === null) return undefined;
   if (!sameRequest(row.request_hash, scope)) throw conflict();
@@ -254,7 +257,6 @@ async function recordResponse(tx: Queryable, scope: Scope, response: StoredRespo
       response.status,
       scope.secrets.box.seal(response.body, answerContext(scope)),
     ],
-    { preparedAs: "idempotency_record_response" },
   );
 }
 

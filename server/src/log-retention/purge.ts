@@ -26,7 +26,7 @@
 //   organisation keeps) is deleted in batches, each batch a `log_retention.purged` entry. The
 //   month is the unit so that rows are not deleted one by one out of a month that will be dropped
 //   whole: a decision is kept up to a month past its period, never less than the period.
-import type { Database } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import { disabledOrganizationIds } from "../accounts/store/organizations.js";
 import { appendAuditEntry } from "../audit/chain.js";
 import { LOG_RETENTION_PURGED } from "../audit/evidence/log-retention.js";
@@ -160,32 +160,62 @@ async function purgeGateDecisions(
     const rows = await countDecisionsBefore(db, organizationId, purgedBefore);
     total.decisionsPurged = Math.max(0, rows - total.decisionsDropped);
   } else {
-    for (;;) {
-      const batch = await db.transaction(async (tx) => {
-        const gone = await deleteDecisionsBefore(tx, organizationId, purgedBefore, PURGE_BATCH);
-        if (gone.blocks + gone.runs > 0) {
-          await appendAuditEntry(
-            tx,
-            {
-              organizationId,
-              entryType: LOG_RETENTION_PURGED,
-              subjectId: organizationId,
-              payload: { logClass: "gate_decisions", cutoff, ...gone },
-            },
-            now,
-          );
-        }
-        return gone;
-      });
-      total.decisionsPurged += batch.decisions;
-      total.blocksPurged += batch.blocks;
-      total.runsPurged += batch.runs;
-      widen(batch.oldestCreatedAt, batch.newestCreatedAt);
-      if (batch.blocks < PURGE_BATCH && batch.runs < PURGE_BATCH) break;
-    }
+    await purgeInBatches(
+      db,
+      { organizationId, logClass: "gate_decisions", cutoff, now },
+      {
+        deleteBatch: (tx) => deleteDecisionsBefore(tx, organizationId, purgedBefore, PURGE_BATCH),
+        removedAny: (gone) => gone.blocks + gone.runs > 0,
+        full: (gone) => gone.blocks >= PURGE_BATCH || gone.runs >= PURGE_BATCH,
+        add: (gone) => {
+          total.decisionsPurged += gone.decisions;
+          total.blocksPurged += gone.blocks;
+          total.runsPurged += gone.runs;
+          widen(gone.oldestCreatedAt, gone.newestCreatedAt);
+        },
+      },
+    );
   }
   const purged = total.decisionsPurged + total.decisionsDropped > 0 || total.partitionsDropped.length > 0;
   return { ...total, status: purged ? "purged" : "nothing_to_purge" };
+}
+
+/**
+ * Deletes batch by batch, each batch in its own transaction with, when it removed anything, its
+ * `log_retention.purged` chain entry (the class, the cutoff and the batch's counts and time range),
+ * until a batch comes back short.
+ */
+async function purgeInBatches<B extends object>(
+  db: Database,
+  entry: { organizationId: string; logClass: LogClass; cutoff: number; now: number },
+  batches: {
+    deleteBatch: (tx: Queryable) => Promise<B>;
+    removedAny: (gone: B) => boolean;
+    full: (gone: B) => boolean;
+    add: (gone: B) => void;
+  },
+): Promise<void> {
+  const { organizationId, logClass, cutoff, now } = entry;
+  for (;;) {
+    const gone = await db.transaction(async (tx) => {
+      const batch = await batches.deleteBatch(tx);
+      if (batches.removedAny(batch)) {
+        await appendAuditEntry(
+          tx,
+          {
+            organizationId,
+            entryType: LOG_RETENTION_PURGED,
+            subjectId: organizationId,
+            payload: { logClass, cutoff, ...batch },
+          },
+          now,
+        );
+      }
+      return batch;
+    });
+    batches.add(gone);
+    if (!batches.full(gone)) return;
+  }
 }
 
 /**
@@ -237,29 +267,21 @@ async function purgeWebhookDeliveries(
     total.deliveriesPurged = Math.max(0, rows - total.deliveriesDropped);
     return { ...total, status: total.deliveriesPurged > 0 || dropped ? "purged" : "nothing_to_purge" };
   }
-  for (;;) {
-    const batch = await db.transaction(async (tx) => {
-      const gone = await deleteFinishedDeliveriesBefore(tx, organizationId, purgedBefore, PURGE_BATCH);
-      if (gone.deliveries + gone.events > 0) {
-        await appendAuditEntry(
-          tx,
-          {
-            organizationId,
-            entryType: LOG_RETENTION_PURGED,
-            subjectId: organizationId,
-            payload: { logClass: "webhook_deliveries", cutoff, ...gone },
-          },
-          now,
-        );
-      }
-      return gone;
-    });
-    total.deliveriesPurged += batch.deliveries;
-    total.attemptsPurged += batch.attempts;
-    total.eventsPurged += batch.events;
-    widen(batch.oldestCreatedAt, batch.newestCreatedAt);
-    if (batch.deliveries < PURGE_BATCH && batch.events < PURGE_BATCH) break;
-  }
+  await purgeInBatches(
+    db,
+    { organizationId, logClass: "webhook_deliveries", cutoff, now },
+    {
+      deleteBatch: (tx) => deleteFinishedDeliveriesBefore(tx, organizationId, purgedBefore, PURGE_BATCH),
+      removedAny: (gone) => gone.deliveries + gone.events > 0,
+      full: (gone) => gone.deliveries >= PURGE_BATCH || gone.events >= PURGE_BATCH,
+      add: (gone) => {
+        total.deliveriesPurged += gone.deliveries;
+        total.attemptsPurged += gone.attempts;
+        total.eventsPurged += gone.events;
+        widen(gone.oldestCreatedAt, gone.newestCreatedAt);
+      },
+    },
+  );
   const purged = total.deliveriesPurged + total.eventsPurged > 0 || dropped;
   return { ...total, status: purged ? "purged" : "nothing_to_purge" };
 }

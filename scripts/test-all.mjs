@@ -14,6 +14,7 @@ import { startThrowawayPostgres } from "./lib/postgres-cluster.mjs";
 import { startFixtureServer } from "../conformance/start-fixture.mjs";
 import {
   exitCodeResult,
+  failedNodeTapTests,
   parseConformance,
   parseFuzz,
   parseNodeTap,
@@ -25,6 +26,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_SUITE_TIMEOUT_MIN = 20;
 const KILL_GRACE_MS = 5_000;
 const OUTPUT_CAP = 32 * 1024 * 1024; // characters of output kept for parsing (the tail)
+const MAX_FAILURES_SHOWN = 10; // per suite, in the report above the summary
+const MAX_FAILURE_CHARS = 3_000; // of one failure's diagnostics there
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code) => (text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -89,6 +92,7 @@ function nodeTestSuite({ id, title, dir, exclude, env = {}, setup }) {
           ],
           env,
           parse: () => (fs.existsSync(tap) ? parseNodeTap(fs.readFileSync(tap, "utf8")) : null),
+          failures: () => (fs.existsSync(tap) ? failedNodeTapTests(fs.readFileSync(tap, "utf8")) : []),
         },
       ];
     },
@@ -120,6 +124,7 @@ const SUITES = [
       },
     ],
   },
+  nodeTestSuite({ id: "test-runner", title: "test runner", dir: "scripts/test" }),
   nodeTestSuite({ id: "contract", title: "contract", dir: "contract/test" }),
   nodeTestSuite({
     id: "server-pglite",
@@ -450,7 +455,7 @@ async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
   }
   const started = Date.now();
   const deadline = started + timeoutMin * 60_000;
-  const result = { passed: 0, failed: 0, ms: 0, notes: [] };
+  const result = { passed: 0, failed: 0, ms: 0, notes: [], failures: [] };
   const fail = (note) => {
     result.failed += 1;
     result.notes.push(note);
@@ -504,6 +509,7 @@ async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
       const line = `${ok ? "✔" : "✖"} ${step.label}: ${tally}${why.length ? ` (${why.join("; ")})` : ""} ${dim(seconds(Date.now() - stepStarted))}`;
       console.log(ok ? green(line) : red(line));
       if (why.length) result.notes.push(`${step.label}: ${why.join("; ")}`);
+      if (failed > 0 && step.failures) result.failures.push(...step.failures());
       if (run.timedOut) break;
     }
   } catch (err) {
@@ -519,6 +525,25 @@ async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
   }
   result.ms = Date.now() - started;
   return result;
+}
+
+/**
+ * Repeats every failing test's diagnostics just above the summary: a long run's log is often read
+ * from its end (CI keeps the tail), where a failure streamed half an hour earlier is out of sight.
+ */
+function reportFailures(rows) {
+  const failing = rows.filter((r) => r.failures?.length > 0);
+  if (failing.length === 0) return;
+  console.log(`\n${bold("━━ failing tests ".padEnd(100, "━"))}`);
+  for (const r of failing) {
+    for (const failure of r.failures.slice(0, MAX_FAILURES_SHOWN)) {
+      const text =
+        failure.length > MAX_FAILURE_CHARS ? `${failure.slice(0, MAX_FAILURE_CHARS)}\n  …` : failure;
+      console.log(red(`${r.suite.title}: ${text}`));
+    }
+    const more = r.failures.length - MAX_FAILURES_SHOWN;
+    if (more > 0) console.log(red(`${r.suite.title}: ${more} more failing tests above`));
+  }
 }
 
 async function main() {
@@ -563,6 +588,7 @@ async function main() {
   const passed = rows.reduce((n, r) => n + (r.passed ?? 0), 0);
   const failed = rows.reduce((n, r) => n + (r.failed ?? 0), 0) + (interrupted ? 1 : 0);
   const width = Math.max(...SUITES.map((s) => s.title.length)) + 2;
+  reportFailures(rows);
   console.log(`\n${bold("━━ summary ".padEnd(100, "━"))}`);
   for (const r of rows) {
     const name = r.suite.title.padEnd(width);

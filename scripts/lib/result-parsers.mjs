@@ -95,3 +95,26 @@ export function parseSurefire(output) {
   }
   return found ? { passed, failed } : null;
 }
+
+/**
+ * The failing tests of a Node TAP report, each as its `not ok` line and YAML diagnostics (error,
+ * location, stack), so a run can repeat them where a reader of its last lines will see them.
+ * Suites that failed only because a subtest did are left out: the subtest's own block says why.
+ */
+export function failedNodeTapTests(tap) {
+  const lines = stripAnsi(tap).split("\n");
+  const failures = [];
+  for (let i = 0; i < lines.length; i++) {
+    const head = /^(\s*)not ok \d+ - (.*)$/.exec(lines[i]);
+    if (!head) continue;
+    const block = [lines[i].trim()];
+    const end = `${head[1]}  ...`;
+    for (let j = i + 1; j < lines.length && lines[j] !== end; j++) {
+      if (lines[j].trim() !== "" && !lines[j].startsWith(`${head[1]}  `)) break;
+      block.push(lines[j].slice(head[1].length));
+    }
+    if (block.some((line) => /failureType: 'subtestsFailed'/.test(line))) continue;
+    failures.push(block.join("\n"));
+  }
+  return failures;
+}

@@ -17,8 +17,10 @@ import {
   publishTestNotice,
   recordConsent,
 } from "../support/consent-fixtures.js";
+import { readStoredSettings } from "../../src/accounts/store/organizations.js";
 import {
   bearer,
+  engine,
   seedOrganization,
   signIn,
   startTestApp,
@@ -297,6 +299,42 @@ describe("organisation settings", () => {
     });
     assert.equal((await auditEntries(org)).length, bodies.length);
   });
+
+  test(
+    "a change in progress does not hold up writes that reference the organisation",
+    {
+      skip: engine === "pglite" && "one connection: every transaction waits for the one before",
+      // Were the capture to wait for the change, it would wait forever: end the test instead.
+      timeout: 30_000,
+    },
+    async () => {
+      const org = await seedOrganization(t);
+      const { noticeId } = await publishTestNotice(t, org);
+      let release!: () => void;
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const change = t.db.transaction(async (tx) => {
+        await readStoredSettings(tx, org.org.organizationId, { forUpdate: true });
+        locked();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await isLocked;
+      try {
+        // Its foreign key locks the organisation's row FOR KEY SHARE, which FOR NO KEY UPDATE allows.
+        const given = await anonymousConsent(t, {
+          organizationId: org.org.organizationId,
+          noticeId,
+          purpose: "Account",
+          dataTypes: ["email"],
+          anonymousId: "guest-during-change",
+        });
+        assert.equal(given.statusCode, 201, given.body);
+      } finally {
+        release();
+        await change;
+      }
+    },
+  );
 
   test("every change is on the audit chain with before, after and who; the chain stays intact", async () => {
     const org = await seedOrganization(t);

@@ -72,6 +72,12 @@ export async function findOrganizationBySlug(db: Queryable, slug: string): Promi
   return row && toOrganization(row);
 }
 
+/**
+ * The organisation with that id. `forUpdate` locks its row for a read-modify-write until the
+ * transaction ends: FOR NO KEY UPDATE, as only non-key columns change, so the many writes that
+ * merely reference the organisation (their foreign key takes KEY SHARE on this row) neither wait
+ * for the change nor can deadlock with it.
+ */
 export async function findOrganizationById(
   db: Queryable,
   organizationId: string,
@@ -81,7 +87,7 @@ export async function findOrganizationById(
     .selectFrom("organizations")
     .select(ORGANIZATION_COLUMNS)
     .where("organization_id", "=", organizationId);
-  const row = await first(db, options.forUpdate ? query.forUpdate() : query);
+  const row = await first(db, options.forUpdate ? query.forNoKeyUpdate() : query);
   return row && toOrganization(row);
 }
 
@@ -166,7 +172,8 @@ export async function countOrganizations(db: Queryable): Promise<number> {
 /**
  * The organisation's settings document (organizations.settings) as stored; undefined when there is
  * no such organisation. Each domain parses the part it owns (consent/settings.ts, gate/settings.ts).
- * `forUpdate` locks the row for a read-modify-write inside a transaction.
+ * `forUpdate` locks the row for a read-modify-write inside a transaction (FOR NO KEY UPDATE, as in
+ * findOrganizationById).
  */
 export async function readStoredSettings(
   db: Queryable,
@@ -177,7 +184,7 @@ export async function readStoredSettings(
     .selectFrom("organizations")
     .select("settings")
     .where("organization_id", "=", organizationId);
-  const row = await first(db, options.forUpdate ? query.forUpdate() : query);
+  const row = await first(db, options.forUpdate ? query.forNoKeyUpdate() : query);
   return row?.settings;
 }
 

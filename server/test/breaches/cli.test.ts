@@ -5,9 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ensurePrincipal } from "../../src/accounts/principals.js";
 import { findOrganizationBySlug } from "../../src/accounts/store.js";
-import { loadConfig } from "../../src/config.js";
 import type { Database } from "../../src/db/database.js";
-import { openConfiguredDatabase } from "../../src/server.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
 
 type Breach = {
@@ -25,20 +23,13 @@ type Breach = {
 describe("guard breaches", () => {
   let cli: CliEnvironment;
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const org = await cli.run(["--json", "org", "create", "--slug", "shop", "--name", "Shop"]);
     assert.equal(org.code, 0, org.stderr);
   });
   after(() => cli.dispose());
 
-  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const db = await openConfiguredDatabase(loadConfig(cli.env));
-    try {
-      return await work(db);
-    } finally {
-      await db.close();
-    }
-  }
+  const withDb = <T>(work: (db: Database) => Promise<T>): Promise<T> => cli.withDatabase(work);
 
   test("record, update, principals, notify, list, show, sweep-clocks; audit verify passes, then finds tampering", async () => {
     const discovered = new Date(Date.now() - 3 * 3_600_000).toISOString();

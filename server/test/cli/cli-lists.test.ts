@@ -93,7 +93,7 @@ describe("human output: ISO dates beside epoch ms", () => {
 describe("guard --version and the list / revoke / disable verbs", () => {
   let cli: CliEnvironment;
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     for (const [slug, name] of [
       ["acme", "Acme Health"],
       ["beta", "Beta Bank"],

@@ -9,7 +9,7 @@ import { createCliEnvironment, type CliEnvironment } from "../support/cli-helper
 
 let cli: CliEnvironment;
 before(async () => {
-  cli = await createCliEnvironment();
+  cli = await createCliEnvironment({ inProcess: true });
   const created = await cli.run(["--json", "org", "create", "--slug", "acme", "--name", "Acme"]);
   assert.equal(created.code, 0, created.stderr);
 });

@@ -17,7 +17,7 @@ describe("guard retention", () => {
   let cli: CliEnvironment;
 
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     assert.equal((await cli.run(["org", "create", "--slug", "keep", "--name", "Keep Co"])).code, 0);
   });
   after(() => cli.dispose());

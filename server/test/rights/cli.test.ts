@@ -14,7 +14,7 @@ describe("guard staff (rights)", () => {
   let grievanceId: string;
 
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     assert.equal((await cli.run(["org", "create", "--slug", "rights", "--name", "Rights Co"])).code, 0);
     const key = (await cli.run(["--json", "keys", "create", "--org", "rights", "--name", "backend"])).json<{
       key: string;

@@ -9,7 +9,7 @@ import type { Activity } from "./fixtures.js";
 describe("guard ropa", () => {
   let cli: CliEnvironment;
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const org = await cli.run(["--json", "org", "create", "--slug", "shop", "--name", "Shop"]);
     assert.equal(org.code, 0, org.stderr);
   });

@@ -487,7 +487,7 @@ describe("organisation settings", () => {
 describe("guard org settings", () => {
   let cli: CliEnvironment;
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const created = await cli.run(["--json", "org", "create", "--slug", "acme", "--name", "Acme"]);
     assert.equal(created.code, 0, created.stderr);
   });

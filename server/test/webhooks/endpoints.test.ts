@@ -518,7 +518,7 @@ describe("GUARD_SECRETS_KEY", () => {
 describe("guard webhooks create", () => {
   let cli: CliEnvironment;
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const org = await cli.run(["--json", "org", "create", "--slug", "hooks", "--name", "Hooks Ltd"]);
     assert.equal(org.code, 0, org.stderr);
   });

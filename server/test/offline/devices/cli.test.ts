@@ -26,7 +26,7 @@ const spkiBase64 = (key = p256()) => key.export({ type: "spki", format: "der" })
 describe("guard devices", () => {
   let cli: CliEnvironment;
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const org = await cli.run(["--json", "org", "create", "--slug", "clinic", "--name", "Clinic"]);
     assert.equal(org.code, 0, org.stderr);
   });

@@ -22,7 +22,7 @@
 // LOCKED: an instance whose head another session holds, a sequencer or another purge, leaves the
 // organisation to the next run), so every trial verification sees one snapshot and two instances
 // never purge one chain at once. Entries queued meanwhile stay queued and are linked after it.
-import type { Database } from "../db/database.js";
+import type { Database, Queryable } from "../db/database.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { newId } from "../lib/ids.js";
 import { GENESIS_HASH } from "./chain.js";
@@ -32,6 +32,7 @@ import { linkQueuedUnderLock } from "./sequencer.js";
 import {
   deleteCheckpointsRecordedThrough,
   deleteEntriesThrough,
+  deleteEntriesThroughOutside,
   entriesUpTo,
   entryAt,
   insertCheckpoint,
@@ -117,54 +118,11 @@ export async function purgeAuditChain(
       return result({ status: "chain_broken", eligibleThroughSeq: eligible });
     }
 
-    const apply = async (throughSeq: number): Promise<ChainCheckpoint> => {
-      const at = await entryAt(tx, organizationId, throughSeq);
-      if (!at) throw new Error(`audit chain entry ${throughSeq} is missing; a verified chain holds it`);
-      const entriesPurged = await deleteEntriesThrough(tx, organizationId, throughSeq);
-      // Checkpoints whose own entry goes now are covered by this one.
-      await deleteCheckpointsRecordedThrough(tx, organizationId, throughSeq);
-      const checkpoint: ChainCheckpoint = {
-        checkpointId: newId("ckp"),
-        throughSeq,
-        throughHash: at.entryHash,
-        fromSeq: lo + 1,
-        entriesPurged,
-        cutoff,
-        purgedAt: now,
-        entrySeq: head.lastSeq + 1,
-      };
-      await insertCheckpoint(tx, organizationId, checkpoint);
-      await queueEntry(tx, organizationId, {
-        entryType: AUDIT_PURGED,
-        subjectId: checkpoint.checkpointId,
-        payload: canonicalJson({
-          checkpointId: checkpoint.checkpointId,
-          throughSeq,
-          throughHash: checkpoint.throughHash,
-          fromSeq: checkpoint.fromSeq,
-          entriesPurged,
-          cutoff,
-        }),
-        createdAt: now,
-      });
-      // Linked here, under the lock, so the entry sits at entrySeq (nothing else is queued: the
-      // queue was emptied above and this snapshot sees no later writer).
-      const moved: ChainHead = await linkQueuedUnderLock(tx, organizationId, head);
-      if (moved.lastSeq !== checkpoint.entrySeq) {
-        throw new Error(`the purge entry was linked at ${moved.lastSeq}, not ${checkpoint.entrySeq}`);
-      }
-      return checkpoint;
-    };
+    const apply = (throughSeq: number) =>
+      applyPurge(tx, organizationId, { head, afterSeq: lo, throughSeq, cutoff, now });
     // Whether purging through `throughSeq` leaves a chain that verifies; changes nothing.
-    const verifiesAfter = async (throughSeq: number): Promise<boolean> => {
-      await tx.query("SAVEPOINT audit_purge_trial");
-      try {
-        await apply(throughSeq);
-        return (await verifyLinkedChain(tx, organizationId, keys)).intact;
-      } finally {
-        await tx.query("ROLLBACK TO SAVEPOINT audit_purge_trial");
-      }
-    };
+    const verifiesAfter = (throughSeq: number) =>
+      verifiesAfterPurge(tx, organizationId, keys, { head, afterSeq: lo, throughSeq, cutoff, now });
 
     let throughSeq: number;
     if (await verifiesAfter(eligible)) throughSeq = eligible;
@@ -199,4 +157,150 @@ export async function purgeAuditChain(
     const checkpoint = await apply(throughSeq);
     return result({ ...summary, checkpoint });
   });
+}
+
+interface PurgeStep {
+  /** The (locked) head, everything queued linked. */
+  head: ChainHead;
+  /** The latest checkpoint's through_seq (0: none): entries after it are held. */
+  afterSeq: number;
+  throughSeq: number;
+  cutoff: number;
+  now: number;
+  /**
+   * A month [lo, hi) of entries the caller drops whole (its partition) after this: its entries are
+   * counted as purged and left for the drop, not deleted one by one.
+   */
+  month?: { lo: number; hi: number };
+}
+
+/**
+ * Purges entries afterSeq+1..throughSeq inside `tx`, which holds the head: deletes them (but those
+ * of `month`), deletes the checkpoints the new one covers, writes the checkpoint and links its
+ * `audit.purged` entry right after the head. The checkpoint.
+ */
+async function applyPurge(tx: Queryable, organizationId: string, step: PurgeStep): Promise<ChainCheckpoint> {
+  const { head, afterSeq, throughSeq, cutoff, now, month } = step;
+  const at = await entryAt(tx, organizationId, throughSeq);
+  if (!at) throw new Error(`audit chain entry ${throughSeq} is missing; a verified chain holds it`);
+  const entriesPurged = month
+    ? (await deleteEntriesThroughOutside(tx, organizationId, throughSeq, month.lo, month.hi)) +
+      (await entriesUpTo(tx, organizationId, afterSeq, throughSeq, month)).count
+    : await deleteEntriesThrough(tx, organizationId, throughSeq);
+  // Checkpoints whose own entry goes now are covered by this one.
+  await deleteCheckpointsRecordedThrough(tx, organizationId, throughSeq);
+  const checkpoint: ChainCheckpoint = {
+    checkpointId: newId("ckp"),
+    throughSeq,
+    throughHash: at.entryHash,
+    fromSeq: afterSeq + 1,
+    entriesPurged,
+    cutoff,
+    purgedAt: now,
+    entrySeq: head.lastSeq + 1,
+  };
+  await insertCheckpoint(tx, organizationId, checkpoint);
+  await queueEntry(tx, organizationId, {
+    entryType: AUDIT_PURGED,
+    subjectId: checkpoint.checkpointId,
+    payload: canonicalJson({
+      checkpointId: checkpoint.checkpointId,
+      throughSeq,
+      throughHash: checkpoint.throughHash,
+      fromSeq: checkpoint.fromSeq,
+      entriesPurged,
+      cutoff,
+    }),
+    createdAt: now,
+  });
+  // Linked here, under the lock, so the entry sits at entrySeq (nothing else is queued: the
+  // queue was emptied under this lock and this snapshot sees no later writer).
+  const moved: ChainHead = await linkQueuedUnderLock(tx, organizationId, head);
+  if (moved.lastSeq !== checkpoint.entrySeq) {
+    throw new Error(`the purge entry was linked at ${moved.lastSeq}, not ${checkpoint.entrySeq}`);
+  }
+  return checkpoint;
+}
+
+/** Whether purging through `step.throughSeq` leaves a chain that verifies; changes nothing. */
+async function verifiesAfterPurge(
+  tx: Queryable,
+  organizationId: string,
+  keys: AuditKeys,
+  step: PurgeStep,
+): Promise<boolean> {
+  await tx.query("SAVEPOINT audit_purge_trial");
+  try {
+    // The trial deletes every entry it purges (a month's too): the verifier must see them gone.
+    await applyPurge(tx, organizationId, { ...step, month: undefined });
+    return (await verifyLinkedChain(tx, organizationId, keys)).intact;
+  } finally {
+    await tx.query("ROLLBACK TO SAVEPOINT audit_purge_trial");
+  }
+}
+
+/** One organisation's entries in a month of the chain the log-retention sweep would drop. */
+export interface ChainMonthShare {
+  organizationId: string;
+  /** The organisation's cutoff for audit entries (the month ends no later). */
+  cutoff: number;
+  /** The last position the organisation holds in the month. */
+  lastSeq: number;
+}
+
+/**
+ * The chain's part of dropping the month [lo, hi) of audit_entries (log-retention/partitions.ts):
+ * inside the drop's transaction, which runs at REPEATABLE READ and took the month's partition in
+ * SHARE mode before its snapshot (so no entry can arrive in it unseen), each organisation with
+ * entries in the month gets the purge `purgeAuditChain` would make through the last position it
+ * holds there: its head locked, what is queued linked, the chain verified, the purge tried under a
+ * savepoint and verified, then the checkpoint and the `audit.purged` entry written and the entries
+ * before the month's outside it deleted as rows (those of the month go with the partition). The
+ * checkpoints, one per organisation; or the first organisation whose chain cannot go that far
+ * (its head busy, its chain broken, a kept record needing an entry of the month, an entry linked
+ * into the month meanwhile) and the position it could not purge through: the caller then keeps
+ * the month. With `dryRun`, the checks only (the checkpoints are not written; the list is empty).
+ */
+export async function purgeChainsForMonth(
+  tx: Queryable,
+  options: {
+    lo: number;
+    hi: number;
+    shares: readonly ChainMonthShare[];
+    now: number;
+    keys: AuditKeys;
+    dryRun?: boolean;
+  },
+): Promise<ChainCheckpoint[] | { keptBy: string; throughSeq: number }> {
+  const { lo, hi, now, keys } = options;
+  const steps: { organizationId: string; step: PurgeStep }[] = [];
+  for (const share of options.shares) {
+    const { organizationId } = share;
+    const kept = { keptBy: organizationId, throughSeq: share.lastSeq };
+    const locked = await lockChainHeadUnlessBusy(tx, organizationId, GENESIS_HASH, now);
+    if (locked === "busy") return kept;
+    const head = await linkQueuedUnderLock(tx, organizationId, locked);
+    // An entry queued a year ago would be linked into the month itself: it was not counted.
+    if (head.lastSeq > locked.lastSeq) {
+      const late = await entriesUpTo(tx, organizationId, locked.lastSeq, head.lastSeq, { lo, hi });
+      if (late.count > 0) return kept;
+    }
+    const afterSeq = (await latestCheckpoint(tx, organizationId))?.throughSeq ?? 0;
+    if (share.lastSeq <= afterSeq) return kept;
+    if (!(await verifyLinkedChain(tx, organizationId, keys)).intact) return kept;
+    const step: PurgeStep = {
+      head,
+      afterSeq,
+      throughSeq: share.lastSeq,
+      cutoff: share.cutoff,
+      now,
+      month: { lo, hi },
+    };
+    if (!(await verifiesAfterPurge(tx, organizationId, keys, step))) return kept;
+    steps.push({ organizationId, step });
+  }
+  if (options.dryRun) return [];
+  const checkpoints: ChainCheckpoint[] = [];
+  for (const { organizationId, step } of steps) checkpoints.push(await applyPurge(tx, organizationId, step));
+  return checkpoints;
 }

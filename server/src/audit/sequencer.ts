@@ -3,8 +3,10 @@
 // log merges its queue: one transaction per organisation and batch locks the chain head, reads the
 // oldest queued entries, writes them to the chain linked one to the next, deletes exactly them from
 // the queue and moves the head. Either all of that commits or none of it does, so a crash anywhere
-// leaves the entries queued for the next pass, and the unique (organisation, reference) index on
-// the chain makes linking one entry twice impossible even for a buggy caller.
+// leaves the entries queued for the next pass. Linking one entry twice, or giving one position
+// twice, is refused by the link statements themselves even for a buggy caller: they fail unless
+// every entry was still queued and the head still where the batch began (store.ts `linkEntries`;
+// the chain is partitioned by month, so its unique indexes hold within a month: README.md).
 //
 // Every instance runs one (server.ts). It runs when this process commits queued entries (a wake,
 // coalesced: a pass starts `LINK_GATHER_MS` after the first commit and takes whatever was queued by
@@ -75,7 +77,7 @@ async function linkBatch(
     prevHash = hash;
     return chained;
   });
-  await linkEntries(tx, organizationId, linked);
+  await linkEntries(tx, organizationId, head, linked);
   return { linked: linked.length, head: { lastSeq: seq, lastHash: prevHash } };
 }
 

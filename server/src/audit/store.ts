@@ -148,15 +148,23 @@ export async function readQueuedEntries(
 
 /**
  * Writes linked entries to the chain, removes exactly them from the queue (by reference: an entry
- * queued meanwhile stays queued) and moves the (locked) head to the last of them.
+ * queued meanwhile stays queued) and moves the (locked) head from `from` to the last of them.
+ * Throws, so the caller's transaction rolls back, unless every entry was still queued and the head
+ * was still at `from`: audit_entries is partitioned by month (migration 0114), so its unique
+ * indexes hold within a month, and these two checks are what refuse, whatever the caller did, an
+ * entry linked twice or a position given twice (README.md, "Partitions").
  */
 export async function linkEntries(
   tx: Queryable,
   organizationId: string,
+  from: ChainHead,
   entries: readonly StoredAuditEntry[],
 ): Promise<void> {
   const last = entries[entries.length - 1];
   if (!last) return;
+  if (entries[0]!.seq !== from.lastSeq + 1 || entries[0]!.prevHash !== from.lastHash) {
+    throw new Error(`audit chain: a batch must start right after the head (seq ${from.lastSeq})`);
+  }
   await tx.query(
     `INSERT INTO audit_entries
        (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
@@ -180,17 +188,29 @@ export async function linkEntries(
     ],
     { preparedAs: "audit_link_entries" },
   );
-  await tx.query(
-    `DELETE FROM audit_queue WHERE organization_id = $1
-       AND entry_ref IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))`,
+  const [unqueued] = await tx.query<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM audit_queue WHERE organization_id = $1
+          AND entry_ref IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))
+       RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
     [organizationId, JSON.stringify(entries.map((e) => e.entryRef))],
     { preparedAs: "audit_unqueue_entries" },
   );
-  await tx.query(
-    "UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3, updated_at = $4 WHERE organization_id = $1",
-    [organizationId, last.seq, last.entryHash, last.createdAt],
+  if (unqueued!.n !== entries.length) {
+    throw new Error(
+      `audit chain: ${entries.length - unqueued!.n} of the entries being linked are no longer queued`,
+    );
+  }
+  const moved = await tx.query(
+    `UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3, updated_at = $4
+      WHERE organization_id = $1 AND last_seq = $5 AND last_hash = $6 RETURNING 1`,
+    [organizationId, last.seq, last.entryHash, last.createdAt, from.lastSeq, from.lastHash],
     { preparedAs: "audit_move_head" },
   );
+  if (moved.length !== 1) {
+    throw new Error(`audit chain: the head moved from seq ${from.lastSeq} while this batch was linked`);
+  }
 }
 
 /** How many entries of the organisation are queued and not yet linked. */
@@ -429,6 +449,56 @@ export async function deleteEntriesThrough(
   return deleted.length;
 }
 
+/**
+ * Deletes the chain entries at positions up to `throughSeq` but those created in [lo, hi) (a month
+ * whose partition the caller drops instead); how many it deleted.
+ */
+export async function deleteEntriesThroughOutside(
+  tx: Queryable,
+  organizationId: string,
+  throughSeq: number,
+  lo: number,
+  hi: number,
+): Promise<number> {
+  const deleted = await rows(
+    tx,
+    qb
+      .deleteFrom("audit_entries")
+      .where("organization_id", "=", organizationId)
+      .where("seq", "<=", throughSeq)
+      .where((eb) => eb.or([eb("created_at", "<", lo), eb("created_at", ">=", hi)]))
+      .returning("seq"),
+  );
+  return deleted.length;
+}
+
+/**
+ * Positions, and references, the organisation's chain holds more than once (at most `limit` of
+ * each, with the first position of each reference). The chain is partitioned by month (migration
+ * 0114), so its unique indexes hold within a month; this asks for duplicates across months. Each is
+ * one pass over an index, in key order (a merge of the months' indexes), holding nothing in memory.
+ */
+export async function duplicatedEntries(
+  db: Queryable,
+  organizationId: string,
+  limit: number,
+): Promise<{ seqs: number[]; refs: { entryRef: number; seq: number }[] }> {
+  const seqs = await db.query<{ seq: string | number }>(
+    `SELECT seq FROM audit_entries WHERE organization_id = $1
+      GROUP BY seq HAVING count(*) > 1 ORDER BY seq LIMIT $2`,
+    [organizationId, limit],
+  );
+  const refs = await db.query<{ entry_ref: string | number; seq: string | number }>(
+    `SELECT entry_ref, min(seq) AS seq FROM audit_entries WHERE organization_id = $1
+      GROUP BY entry_ref HAVING count(*) > 1 ORDER BY entry_ref LIMIT $2`,
+    [organizationId, limit],
+  );
+  return {
+    seqs: seqs.map((row) => Number(row.seq)),
+    refs: refs.map((row) => ({ entryRef: Number(row.entry_ref), seq: Number(row.seq) })),
+  };
+}
+
 /** The last position whose entry was created before `before`, or 0. */
 export async function lastSeqCreatedBefore(
   db: Queryable,
@@ -446,26 +516,26 @@ export async function lastSeqCreatedBefore(
   return row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
 }
 
-/** Entries held at positions in (afterSeq, throughSeq], and the hash at throughSeq. */
+/** Entries held at positions in (afterSeq, throughSeq] (of those created in `month` [lo, hi), if given). */
 export async function entriesUpTo(
   db: Queryable,
   organizationId: string,
   afterSeq: number,
   throughSeq: number,
+  month?: { lo: number; hi: number },
 ): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
-  const row = await first(
-    db,
-    qb
-      .selectFrom("audit_entries")
-      .select((eb) => [
-        eb.fn.countAll<number>().as("n"),
-        eb.fn.min("created_at").as("oldest"),
-        eb.fn.max("created_at").as("newest"),
-      ])
-      .where("organization_id", "=", organizationId)
-      .where("seq", ">", afterSeq)
-      .where("seq", "<=", throughSeq),
-  );
+  let query = qb
+    .selectFrom("audit_entries")
+    .select((eb) => [
+      eb.fn.countAll<number>().as("n"),
+      eb.fn.min("created_at").as("oldest"),
+      eb.fn.max("created_at").as("newest"),
+    ])
+    .where("organization_id", "=", organizationId)
+    .where("seq", ">", afterSeq)
+    .where("seq", "<=", throughSeq);
+  if (month) query = query.where("created_at", ">=", month.lo).where("created_at", "<", month.hi);
+  const row = await first(db, query);
   return {
     count: Number(row?.n ?? 0),
     oldestCreatedAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),

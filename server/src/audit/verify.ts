@@ -26,9 +26,12 @@ import { logRetentionEvidence } from "./evidence/log-retention.js";
 import { Findings, type AuditProblem } from "./findings.js";
 import type { AuditKeys } from "./keys.js";
 import { linkQueuedOf } from "./sequencer.js";
-import { latestCheckpoint, readChainHead, readChainPage } from "./store.js";
+import { duplicatedEntries, latestCheckpoint, readChainHead, readChainPage } from "./store.js";
 
 export type { AuditProblem } from "./findings.js";
+
+/** Duplicated positions, and references, listed per verification (each kind). */
+const LISTED_DUPLICATES = 100;
 
 /** Every kind of evidence on the chain, each with the entry types and tables it checks. */
 const EVIDENCE: readonly EvidenceKind[] = [
@@ -152,6 +155,8 @@ export async function verifyLinkedChain(
     for (const row of page) {
       const problem = (reason: string) =>
         findings.add({ table: "audit_entries", recordId: `seq ${row.seq}`, seq: row.seq, reason });
+      // A second entry at a position already walked: reported below, with those a page boundary hides.
+      if (row.seq < expectedSeq) continue;
       if (row.seq !== expectedSeq) problem(`entries ${expectedSeq}..${row.seq - 1} are missing`);
       if (row.prevHash !== prevHash) {
         problem(
@@ -179,6 +184,27 @@ export async function verifyLinkedChain(
     entries += page.length;
     checked("audit_entries", page.length);
     for (const [checker, own] of routed) await checker.checkEntries(own);
+  }
+
+  // The chain is partitioned by month, and its unique indexes hold within a month (store.ts
+  // `linkEntries` refuses a second link or position whatever the month): duplicates are looked
+  // for across months too.
+  const duplicates = await duplicatedEntries(db, organizationId, LISTED_DUPLICATES);
+  for (const seq of duplicates.seqs) {
+    findings.add({
+      table: "audit_entries",
+      recordId: `seq ${seq}`,
+      seq,
+      reason: `position ${seq} is held by more than one entry`,
+    });
+  }
+  for (const { entryRef, seq } of duplicates.refs) {
+    findings.add({
+      table: "audit_entries",
+      recordId: `seq ${seq}`,
+      seq,
+      reason: `reference ${entryRef} is held by more than one entry`,
+    });
   }
 
   const head = await readChainHead(db, organizationId);

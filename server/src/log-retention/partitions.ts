@@ -21,7 +21,9 @@ import type { Database, Queryable } from "../db/database.js";
 import { disabledOrganizationIds } from "../accounts/store/organizations.js";
 import { appendAuditEntry } from "../audit/chain.js";
 import { LOG_RETENTION_PURGED } from "../audit/evidence/log-retention.js";
+import type { AuditKeys } from "../audit/keys.js";
 import { MINIMUM_LOG_RETENTION_MS } from "../audit/purge-floor.js";
+import { purgeChainsForMonth } from "../audit/purge.js";
 import type { Clock } from "../lib/clock.js";
 import { startPeriodicJob, type PeriodicJob } from "../lib/periodic-job.js";
 import { readLogRetentionPolicy, type LogClass } from "./policy.js";
@@ -58,6 +60,12 @@ export interface PartitionedLog {
   times: { table: string; oldest: string; newest: string };
   /** Rows (SQL aggregate over a table's month) that keep the month whole while above zero. */
   held?: { table: string; aggregate: string };
+  /**
+   * The audit chain itself: a month goes only behind a checkpoint per organisation, which is its
+   * record of the purge (`audit.purged`) instead of a `log_retention.purged` entry
+   * (audit/purge.ts `purgeChainsForMonth`).
+   */
+  chained?: true;
 }
 
 export const PARTITIONED_LOGS: readonly PartitionedLog[] = [
@@ -92,6 +100,19 @@ export const PARTITIONED_LOGS: readonly PartitionedLog[] = [
       table: "webhook_deliveries",
       aggregate: "count(*) FILTER (WHERE status IN ('pending', 'sending'))",
     },
+  },
+  {
+    logClass: "audit_entries",
+    // Partitioned on the time the writer queued the entry (migration 0114); a month goes only when
+    // every organisation in it can purge its chain past it (README.md, "Partitioning").
+    tables: [{ table: "audit_entries", column: "created_at" }],
+    droppable: true,
+    chained: true,
+    counts: {
+      entries: { table: "audit_entries", aggregate: "count(*)" },
+      lastSeq: { table: "audit_entries", aggregate: "max(seq)" },
+    },
+    times: { table: "audit_entries", oldest: "min(created_at)", newest: "max(created_at)" },
   },
   {
     logClass: "consent_events",
@@ -273,6 +294,52 @@ export function startPartitionMaintenance(options: {
   });
 }
 
+/**
+ * Per month (its first table's partition), the organisation this process last found keeping it
+ * (forever, a longer period, or disabled). While that organisation still keeps it and still has
+ * rows in it, a sweep passes the month over without counting it again (a scan of the month each
+ * day otherwise). A hint only: the check reads the policy and probes the month's index afresh.
+ */
+const keptBy = new Map<string, string>();
+
+/** Whether the organisation last found keeping this month still does (see keptBy). */
+async function stillKept(
+  db: Queryable,
+  log: PartitionedLog,
+  partitions: readonly string[],
+  options: { hi: number; now: number; disabled: ReadonlySet<string> },
+): Promise<boolean> {
+  const keeper = keptBy.get(partitions[0]!);
+  if (keeper === undefined) return false;
+  if (!options.disabled.has(keeper)) {
+    const cutoff = await cutoffOf(db, keeper, log.logClass, options.now);
+    if (cutoff !== null && options.hi <= cutoff) return false;
+  }
+  for (const partition of partitions) {
+    // Every table's key leads with organization_id: one index probe.
+    const found = await db
+      .query(`SELECT 1 FROM ${quote(partition)} WHERE organization_id = $1 LIMIT 1`, [keeper])
+      .catch(() => []);
+    if (found.length > 0) return true;
+  }
+  keptBy.delete(partitions[0]!);
+  return false;
+}
+
+/** How long the drop of a month of the chain waits for a lock (a reader of the month, a head). */
+export const CHAINED_LOCK_TIMEOUT = "5s";
+
+/**
+ * SQLSTATEs after which a chained month is left to the next sweep: undefined_table (dropped
+ * meanwhile), lock_not_available (the lock timeout), serialization_failure and deadlock_detected.
+ */
+const CHAINED_SKIPPED_STATES = new Set(["42P01", "55P03", "40001", "40P01"]);
+
+const sqlState = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : undefined;
+
 /** One organisation's rows in a month of a log, as a purge records them. */
 export interface PartitionShare {
   organizationId: string;
@@ -391,7 +458,7 @@ async function wholeMonths(db: Queryable, log: PartitionedLog): Promise<{ lo: nu
  */
 export async function dropPartitionsPastPolicy(
   db: Database,
-  options: { now: number; dryRun?: boolean; logs?: readonly PartitionedLog[] },
+  options: { now: number; keys: AuditKeys; dryRun?: boolean; logs?: readonly PartitionedLog[] },
 ): Promise<DroppedPartition[]> {
   const { now } = options;
   const dropped: DroppedPartition[] = [];
@@ -399,10 +466,23 @@ export async function dropPartitionsPastPolicy(
   const disabled = new Set(await disabledOrganizationIds(db));
   for (const log of options.logs ?? PARTITIONED_LOGS) {
     if (!log.droppable) continue;
+    // Per organisation, the first position its chain was found unable to purge through in this
+    // pass: purging more never frees a record, so its later months need no trial.
+    const heldFrom = new Map<string, number>();
     for (const { lo, hi } of await wholeMonths(db, log)) {
       if (hi > now - MINIMUM_LOG_RETENTION_MS) continue;
       const partitions = log.tables.map(({ table }) => partitionName(table, lo));
-      const result = await db.transaction(async (tx): Promise<DroppedPartition | null> => {
+      if (await stillKept(db, log, partitions, { hi, now, disabled })) continue;
+      const drop = db.transaction(async (tx): Promise<DroppedPartition | null> => {
+        if (log.chained) {
+          // The chain's purge verifies each chain, so it wants one snapshot (REPEATABLE READ), and
+          // the month locked before that snapshot is taken (LOCK takes none): no entry can arrive
+          // in it unseen. A sweep waits on nobody for long: a lock not had within
+          // CHAINED_LOCK_TIMEOUT leaves the month to the next sweep.
+          await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+          await tx.query(`SET LOCAL lock_timeout = '${CHAINED_LOCK_TIMEOUT}'`);
+          await tx.query(`LOCK TABLE ${quote(partitions[0]!)} IN SHARE MODE`);
+        }
         if (!(await tryPartitionLock(tx, log.tables[0]!.table))) return null;
         // Still there (another instance may have dropped it meanwhile)?
         if (!(await wholeMonths(tx, log)).some((m) => m.lo === lo)) return null;
@@ -410,19 +490,53 @@ export async function dropPartitionsPastPolicy(
         for (const partition of partitions) await tx.query(`LOCK TABLE ${quote(partition)} IN SHARE MODE`);
         const shares: PartitionShare[] = [];
         for (const share of await sharesOf(tx, log, lo)) {
-          if (share.held > 0 || disabled.has(share.organizationId)) return null;
+          if (share.held > 0) return null;
+          const keeps = () => {
+            keptBy.set(partitions[0]!, share.organizationId);
+            return null;
+          };
+          if (disabled.has(share.organizationId)) return keeps();
           const cutoff = await cutoffOf(tx, share.organizationId, log.logClass, now);
-          if (cutoff === null || hi > cutoff) return null;
+          if (cutoff === null || hi > cutoff) return keeps();
+          if (
+            share.counts.lastSeq !== undefined &&
+            share.counts.lastSeq >= (heldFrom.get(share.organizationId) ?? Infinity)
+          )
+            return null;
           shares.push({ ...share, cutoff });
         }
         const found: DroppedPartition = { logClass: log.logClass, partitions, lo, hi, shares };
+        if (log.chained) {
+          // Each organisation's chain is purged through its last entry of the month, behind a
+          // checkpoint and its `audit.purged` entry (the record of this drop); its entries before
+          // the month's that lie outside it go as rows. Any chain that cannot go that far keeps it.
+          const checkpoints = await purgeChainsForMonth(tx, {
+            lo,
+            hi,
+            shares: shares.map((share) => ({
+              organizationId: share.organizationId,
+              cutoff: share.cutoff,
+              lastSeq: share.counts.lastSeq!,
+            })),
+            now,
+            keys: options.keys,
+            dryRun: options.dryRun,
+          });
+          // The month stays; what commits is only the linking of what was queued (the
+          // sequencer's work), the trials having been rolled back to their savepoints.
+          if ("keptBy" in checkpoints) {
+            const { keptBy: organizationId, throughSeq } = checkpoints;
+            heldFrom.set(organizationId, Math.min(heldFrom.get(organizationId) ?? Infinity, throughSeq));
+            return null;
+          }
+        }
         if (options.dryRun) return found;
         // Referencing tables first: a partition still referred to cannot be detached.
         for (const [i, { table }] of [...log.tables.entries()].reverse()) {
           await tx.query(`ALTER TABLE ${quote(table)} DETACH PARTITION ${quote(partitions[i]!)}`);
           await tx.query(`DROP TABLE ${quote(partitions[i]!)}`);
         }
-        for (const share of shares) {
+        for (const share of log.chained ? [] : shares) {
           await appendAuditEntry(
             tx,
             {
@@ -443,7 +557,15 @@ export async function dropPartitionsPastPolicy(
         }
         return found;
       });
-      if (result) dropped.push(result);
+      // A chained month's partition gone meanwhile, or a lock not had in time: the next sweep.
+      const result = await drop.catch((error: unknown) => {
+        if (log.chained && CHAINED_SKIPPED_STATES.has(sqlState(error) ?? "")) return null;
+        throw error;
+      });
+      if (result) {
+        dropped.push(result);
+        keptBy.delete(partitions[0]!);
+      }
     }
   }
   return dropped;

@@ -6,9 +6,12 @@
 // code for one organisation or all, with --dry-run to see what would go.
 //
 // Per class:
-// - audit_entries: the chain's oldest entries up to the cutoff, as far as no kept record needs
-//   them, leaving a checkpoint and an `audit.purged` entry with the range and count (audit/purge.ts),
-//   so `guard audit verify` still passes and still detects tampering.
+// - audit_entries: the chain's oldest entries of the months wholly before the cutoff, as far as no
+//   kept record needs them, leaving a checkpoint and an `audit.purged` entry with the range and
+//   count (audit/purge.ts), so `guard audit verify` still passes and still detects tampering. The
+//   entries are partitioned by month (partitions.ts): the sweep first drops each month every
+//   organisation in it can purge its chain past (a checkpoint each, audit/purge.ts
+//   `purgeChainsForMonth`); the rest goes as rows.
 // - webhook_deliveries: finished deliveries (delivered, dead, cancelled) of the months wholly
 //   before the cutoff, with their attempts, and the events left without deliveries. The three
 //   tables are partitioned by month together (partitions.ts): the sweep first drops each month
@@ -97,7 +100,12 @@ export interface DecisionPurge {
 export type ClassPurge =
   | { status: "kept_forever" }
   | { status: "not_purged"; retainDays: number; reason: string }
-  | ({ retainDays: number } & ChainPurgeResult)
+  | ({
+      retainDays: number;
+      /** Month partitions of the chain the sweep dropped that held this organisation's entries, and how many. */
+      partitionsDropped: string[];
+      entriesDropped: number;
+    } & ChainPurgeResult)
   | RowPurge
   | DecisionPurge;
 
@@ -308,13 +316,24 @@ export async function purgeOrganizationLogs(
       continue;
     }
     if (logClass === "audit_entries") {
+      // The month is the unit, as for the other partitioned logs: a chain purged day by day would
+      // empty each month row by row before the sweep could drop it (README.md, "Partitioning").
+      const cutoff = Math.min(now - retainDays * DAY_MS, now - MINIMUM_LOG_RETENTION_MS);
       const purged = await purgeAuditChain(db, organizationId, {
-        cutoff: now - retainDays * DAY_MS,
+        cutoff: monthStart(cutoff),
         now,
         keys,
         dryRun,
       });
-      classes[field] = { retainDays, ...purged };
+      const partitionsDropped: string[] = [];
+      let entriesDropped = 0;
+      for (const partition of options.dropped ?? []) {
+        const share = partition.shares.find((s) => s.organizationId === organizationId);
+        if (partition.logClass !== "audit_entries" || !share) continue;
+        partitionsDropped.push(...partition.partitions);
+        entriesDropped += share.counts.entries ?? 0;
+      }
+      classes[field] = { retainDays, ...purged, partitionsDropped, entriesDropped };
       continue;
     }
     if (logClass === "webhook_deliveries") {
@@ -360,7 +379,11 @@ export async function runLogRetentionSweep(
   },
 ): Promise<LogPurgeReport[]> {
   const reports: LogPurgeReport[] = [];
-  const dropped = await dropPartitionsPastPolicy(db, { now: options.now, dryRun: options.dryRun });
+  const dropped = await dropPartitionsPastPolicy(db, {
+    now: options.now,
+    keys: options.keys,
+    dryRun: options.dryRun,
+  });
   // A disabled organisation's logs are kept whole until it is enabled (accounts/README.md).
   const disabled = new Set(await disabledOrganizationIds(db));
   let after = "";

@@ -9,7 +9,6 @@ import { giveConsent, withdrawConsent } from "../../src/consent/consents.js";
 import { SignedTestTokenVerifier, signedTestTokenKey } from "../../src/consent/parental-verification.js";
 import type { Database } from "../../src/db/database.js";
 import { parseNoticeDraft, publishNotice } from "../../src/notices/notices.js";
-import { openConfiguredDatabase } from "../../src/server.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
 
 describe("guard audit verify", () => {
@@ -18,17 +17,10 @@ describe("guard audit verify", () => {
   let organizationId: string;
 
   /** Opens the CLI environment's database in this process (the CLI is not running meanwhile). */
-  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const db = await openConfiguredDatabase(config);
-    try {
-      return await work(db);
-    } finally {
-      await db.close();
-    }
-  }
+  const withDb = <T>(work: (db: Database) => Promise<T>): Promise<T> => cli.withDatabase(work);
 
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     // `migrate` also creates the embedded secrets, which this process then shares via loadConfig.
     const migrated = await cli.run(["--json", "migrate"]);
     assert.equal(migrated.code, 0, migrated.stderr);

@@ -7,9 +7,11 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { createOrganization } from "../../src/accounts/organizations.js";
-import { appendAuditEntry } from "../../src/audit/chain.js";
+import { appendAuditEntry, GENESIS_HASH } from "../../src/audit/chain.js";
 import { linkAllQueued, linkQueuedEntries, startAuditSequencer } from "../../src/audit/sequencer.js";
-import { queueEntry, readChainPage } from "../../src/audit/store.js";
+import { linkEntries, queueEntry, readChainPage } from "../../src/audit/store.js";
+import { verifyAuditChain } from "../../src/audit/verify.js";
+import { testConfig } from "../../src/config.js";
 import type { Database, Queryable } from "../../src/db/database.js";
 import { assertOneUnforkedChain } from "../support/audit-chain.js";
 import { startSecondInstance, startTestApp, type TestApp } from "../support/harness.js";
@@ -119,19 +121,61 @@ describe("audit sequencer", () => {
     );
   });
 
-  test("the chain refuses a queued entry linked a second time", async () => {
+  test("the chain refuses a queued entry linked a second time, and a position given twice", async () => {
     const organizationId = await newOrganization(t);
     const [ref] = await queue(t.db, organizationId, 1);
     await linkAllQueued(t.db, t.clock.now());
     const [linked] = await readChainPage(t.db, organizationId, 1, 1);
+    // The same entry again (its one creation time, so its month): the month's unique index.
     await assert.rejects(
       t.db.query(
         `INSERT INTO audit_entries (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
-         VALUES ($1, 2, $2, $3, 'again', '{}', $4, $4, 1)`,
-        [organizationId, ref, ENTRY_TYPE, linked!.entryHash],
+         VALUES ($1, 2, $2, $3, 'again', '{}', $4, $4, $5)`,
+        [organizationId, ref, ENTRY_TYPE, linked!.entryHash, linked!.createdAt],
       ),
       /audit_entries_by_ref|duplicate key/,
     );
+    const head = { lastSeq: 1, lastHash: linked!.entryHash };
+    const again = (from: typeof head, entry: typeof linked) =>
+      t.db.transaction((tx) => linkEntries(tx, organizationId, from, [entry!]));
+    // Through the link statement, whatever month it would land in: it is no longer queued.
+    const next = { ...linked!, seq: 2, prevHash: linked!.entryHash, createdAt: Date.UTC(2001, 0, 1) };
+    await assert.rejects(again(head, next), /no longer queued/);
+    // A queued entry linked from a head that has moved on (a position given twice).
+    const [other] = await queue(t.db, organizationId, 1, "other");
+    const stale = { lastSeq: 0, lastHash: GENESIS_HASH };
+    const atOne = {
+      ...linked!,
+      entryRef: other!,
+      seq: 1,
+      prevHash: GENESIS_HASH,
+      createdAt: Date.UTC(2001, 0, 1),
+    };
+    await assert.rejects(again(stale, atOne), /head moved/);
+    assert.equal(await queuedCount(t.db, organizationId), 1, "the refused links left it queued");
+    assert.equal(await linkQueuedEntries(t.db, organizationId, t.clock.now()), 1);
+    assert.deepEqual(await assertOneUnforkedChain(t.db, organizationId), [ref, other]);
+  });
+
+  test("verify reports a position or a reference held twice in different months", async () => {
+    const organizationId = await newOrganization(t);
+    const [ref] = await queue(t.db, organizationId, 1);
+    await queue(t.db, organizationId, 1, "second");
+    await linkAllQueued(t.db, t.clock.now());
+    const [first] = await readChainPage(t.db, organizationId, 1, 1);
+    // Written past the link statement, as someone with write access to the database could: another
+    // month, so no unique index sees it.
+    await t.db.query(
+      `INSERT INTO audit_entries (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+       SELECT organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, $3
+         FROM audit_entries WHERE organization_id = $1 AND entry_ref = $2`,
+      [organizationId, ref, first!.createdAt + 400 * 24 * 60 * 60 * 1000],
+    );
+    const verified = await verifyAuditChain(t.db, organizationId, testConfig().auditKeys);
+    assert.equal(verified.intact, false);
+    const reasons = verified.problems.map((p) => `${p.recordId}: ${p.reason}`);
+    assert.ok(reasons.includes("seq 1: position 1 is held by more than one entry"), reasons.join("; "));
+    assert.ok(reasons.includes(`seq 1: reference ${ref} is held by more than one entry`), reasons.join("; "));
   });
 
   test("two instances' sequencers beside concurrent writers: every entry linked once, one unforked chain", async () => {

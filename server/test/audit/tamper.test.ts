@@ -25,7 +25,6 @@ import type { Actor } from "../../src/rights/history.js";
 import { revokeNomination, upsertNomination } from "../../src/rights/nominations.js";
 import { setResponsePeriods } from "../../src/rights/settings.js";
 import { canonicalJson } from "../../src/lib/canonical-json.js";
-import { openConfiguredDatabase } from "../../src/server.js";
 import { canonicalizeCaptureArtifact, signCaptureArtifact } from "@guard/contract";
 import { rejectCapture, releaseCapture, syncCaptures } from "../../src/offline/captures/captures.js";
 import { SecretBox } from "../../src/lib/secret-box.js";
@@ -1765,17 +1764,10 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
   /** Case index -> the row verify must name. */
   const expected = new Map<number, string | undefined>();
 
-  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const db = await openConfiguredDatabase(config);
-    try {
-      return await work(db);
-    } finally {
-      await db.close();
-    }
-  }
+  const withDb = <T>(work: (db: Database) => Promise<T>): Promise<T> => cli.withDatabase(work);
 
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const migrated = await cli.run(["--json", "migrate"]);
     assert.equal(migrated.code, 0, migrated.stderr);
     config = loadConfig(cli.env);

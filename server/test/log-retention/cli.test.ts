@@ -8,7 +8,6 @@ import { loadConfig, type Config } from "../../src/config.js";
 import type { Database } from "../../src/db/database.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import type { LogPurgeReport } from "../../src/log-retention/purge.js";
-import { openConfiguredDatabase } from "../../src/server.js";
 import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
 import { DAY, history, type History } from "./fixtures.js";
 
@@ -17,17 +16,10 @@ describe("guard logs", () => {
   let config: Config;
   let h: History;
 
-  async function withDb<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    const db = await openConfiguredDatabase(config);
-    try {
-      return await work(db);
-    } finally {
-      await db.close();
-    }
-  }
+  const withDb = <T>(work: (db: Database) => Promise<T>): Promise<T> => cli.withDatabase(work);
 
   before(async () => {
-    cli = await createCliEnvironment();
+    cli = await createCliEnvironment({ inProcess: true });
     const migrated = await cli.run(["--json", "migrate"]);
     assert.equal(migrated.code, 0, migrated.stderr);
     config = loadConfig(cli.env);

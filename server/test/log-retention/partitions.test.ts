@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { createOrganization } from "../../src/accounts/organizations.js";
 import { linkQueuedOf } from "../../src/audit/sequencer.js";
-import { readChainPage } from "../../src/audit/store.js";
+import { allCheckpoints, readChainPage } from "../../src/audit/store.js";
 import { verifyAuditChain } from "../../src/audit/verify.js";
 import { testConfig } from "../../src/config.js";
 import type { Database } from "../../src/db/database.js";
@@ -28,8 +28,9 @@ import {
   partitionName,
 } from "../../src/log-retention/partitions.js";
 import { runLogRetentionSweep, type DecisionPurge, type RowPurge } from "../../src/log-retention/purge.js";
+import { updateOrganizationSettings } from "../../src/settings/organization-settings.js";
 import { openTestDatabase } from "../support/harness.js";
-import { DAY, history } from "./fixtures.js";
+import { DAY, history, STAFF } from "./fixtures.js";
 
 const keys = testConfig().auditKeys;
 const BLOCKS = "gate_decision_blocks";
@@ -418,8 +419,155 @@ describe("log partitions", () => {
       setLogRetentionPolicy(tx, h.organizationId, { consentEvents: 365 }, "test", clock.now()),
     );
     const later = Date.UTC(2022, 0, 1);
-    assert.deepEqual(await dropPartitionsPastPolicy(db, { now: later }), []);
+    assert.deepEqual(await dropPartitionsPastPolicy(db, { now: later, keys, logs: [CONSENT_EVENTS] }), []);
     assert.ok((await listPartitions(db, "consent_events")).some((p) => p.name === "consent_events_p201904"));
     assert.equal(await rowsIn(db, "consent_events_p201904"), 1);
+  });
+
+  test("audit entries: a month goes behind a checkpoint per organisation once every chain in it can be purged past it; verify still passes and still finds tampering", async () => {
+    const AUDIT = PARTITIONED_LOGS.find((log) => log.logClass === "audit_entries")!;
+    const settingsAt = async (organizationId: string, value: boolean, at: number) => {
+      await db.transaction((tx) =>
+        updateOrganizationSettings(
+          tx,
+          { organizationId, patch: { blockTrackingForChildren: value }, actor: STAFF },
+          at,
+        ),
+      );
+      await linkQueuedOf(db, organizationId, at);
+    };
+    const a = (await createOrganization(db, { slug: "audit-a", name: "A" }, Date.UTC(2017, 0, 2)))
+      .organizationId;
+    const b = (await createOrganization(db, { slug: "audit-b", name: "B" }, Date.UTC(2017, 0, 2)))
+      .organizationId;
+    // January 2017: A's 1 and 2. February: B's 1, A's 3. March: B's 2 (the settings B has in
+    // force: needed). April: A's 4 (likewise).
+    await settingsAt(a, true, Date.UTC(2017, 0, 6));
+    await settingsAt(a, false, Date.UTC(2017, 0, 7));
+    await settingsAt(b, true, Date.UTC(2017, 1, 2));
+    await settingsAt(a, true, Date.UTC(2017, 1, 10));
+    await settingsAt(b, false, Date.UTC(2017, 2, 3));
+    await settingsAt(a, false, Date.UTC(2017, 3, 4));
+    assert.ok((await rowsIn(db, defaultPartitionName("audit_entries"))) >= 6);
+    const created = await ensureLogPartitions(db, AUDIT, Date.UTC(2017, 3, 20), 0);
+    for (const month of ["201701", "201702", "201703", "201704"]) {
+      assert.ok(created.includes(`audit_entries_p${month}`), `made ${month}`);
+    }
+    assert.equal(await rowsIn(db, defaultPartitionName("audit_entries")), 0);
+    assert.equal(await rowsIn(db, "audit_entries_p201701"), 2);
+    assert.equal(await rowsIn(db, "audit_entries_p201702"), 2);
+
+    // A keeps a year, B forever: January (A only) goes; February (B's too), March (B's) stay;
+    // April stays too, A's entry 4 being the settings in force.
+    const now = Date.UTC(2018, 6, 1);
+    await db.transaction((tx) => setLogRetentionPolicy(tx, a, { auditEntries: 365 }, "test", now));
+    const dry = await dropPartitionsPastPolicy(db, { now, keys, logs: [AUDIT], dryRun: true });
+    assert.deepEqual(
+      dry.map((d) => d.partitions),
+      [["audit_entries_p201701"]],
+    );
+    assert.ok((await listPartitions(db, "audit_entries")).some((p) => p.name === "audit_entries_p201701"));
+    const dropped = await dropPartitionsPastPolicy(db, { now, keys, logs: [AUDIT] });
+    assert.deepEqual(
+      dropped.map((d) => [
+        d.partitions,
+        d.shares.map((s) => [s.organizationId, s.counts.entries, s.counts.lastSeq]),
+      ]),
+      [[["audit_entries_p201701"], [[a, 2, 2]]]],
+    );
+    const months = (await listPartitions(db, "audit_entries")).map((p) => p.name);
+    assert.ok(!months.includes("audit_entries_p201701"));
+    assert.ok(months.includes("audit_entries_p201702") && months.includes("audit_entries_p201704"));
+    // The drop is on A's chain as a purge: its checkpoint through 2 and an `audit.purged` entry.
+    const [checkpoint] = await allCheckpoints(db, a);
+    assert.deepEqual(
+      [checkpoint!.fromSeq, checkpoint!.throughSeq, checkpoint!.entriesPurged, checkpoint!.entrySeq],
+      [1, 2, 2, 5],
+    );
+    const chainA = await readChainPage(db, a, 1, 100);
+    assert.deepEqual(
+      chainA.map((e) => [e.seq, e.entryType]),
+      [
+        [3, "organization.settings_changed"],
+        [4, "organization.settings_changed"],
+        [5, "audit.purged"],
+      ],
+    );
+    for (const org of [a, b]) {
+      const verified = await verifyAuditChain(db, org, keys, { now });
+      assert.equal(verified.intact, true, JSON.stringify(verified.problems));
+    }
+    assert.equal((await verifyAuditChain(db, a, keys, { now })).fromSeq, 3);
+
+    // February was found kept by B (forever): the next pass does not count it again, it only
+    // checks that B still keeps it and still has entries in it.
+    const statements: string[] = [];
+    const watched: Database = {
+      kind: db.kind,
+      query: (sql, params, options) => {
+        statements.push(sql);
+        return db.query(sql, params, options);
+      },
+      listen: (channel, handlers) => db.listen(channel, handlers),
+      close: () => db.close(),
+      transaction: (work) =>
+        db.transaction((tx) =>
+          work({
+            query: (sql, params, options) => {
+              statements.push(sql);
+              return tx.query(sql, params, options);
+            },
+          }),
+        ),
+    };
+    assert.deepEqual(await dropPartitionsPastPolicy(watched, { now, keys, logs: [AUDIT] }), []);
+    const countedFeb = statements.filter(
+      (sql) => sql.includes("GROUP BY") && sql.includes("audit_entries_p201702"),
+    );
+    assert.deepEqual(countedFeb, []);
+    assert.ok(statements.some((sql) => sql.includes("audit_entries_p201702") && sql.includes("LIMIT 1")));
+
+    // The sweep: nothing more to drop; A's entry 3 (in February, which B keeps) goes as a row.
+    const [report] = (await runLogRetentionSweep(db, { now, keys })).filter((r) => r.organizationId === a);
+    const audit = report!.classes.auditEntries!;
+    assert.ok("throughSeq" in audit);
+    assert.deepEqual([audit.status, audit.fromSeq, audit.throughSeq, audit.heldFromSeq], ["purged", 3, 3, 4]);
+    assert.equal(await rowsIn(db, "audit_entries_p201702"), 1);
+    // B now keeps a year too: February (B's 1 only, superseded) goes; March (B's 2) stays.
+    await db.transaction((tx) => setLogRetentionPolicy(tx, b, { auditEntries: 365 }, "test", now));
+    // The sweep drops it and reports it in B's class report; B's entry 2 stays (in force).
+    const [bReport] = (await runLogRetentionSweep(db, { now: now + DAY, keys })).filter(
+      (r) => r.organizationId === b,
+    );
+    const bAudit = bReport!.classes.auditEntries!;
+    assert.ok("partitionsDropped" in bAudit && "heldFromSeq" in bAudit);
+    assert.deepEqual(
+      [bAudit.partitionsDropped, bAudit.entriesDropped, bAudit.status, bAudit.heldFromSeq],
+      [["audit_entries_p201702"], 1, "nothing_to_purge", 2],
+    );
+    assert.ok(!(await listPartitions(db, "audit_entries")).some((p) => p.name === "audit_entries_p201702"));
+    assert.ok((await listPartitions(db, "audit_entries")).some((p) => p.name === "audit_entries_p201703"));
+    for (const org of [a, b]) {
+      const verified = await verifyAuditChain(db, org, keys, { now: now + DAY });
+      assert.equal(verified.intact, true, JSON.stringify(verified.problems));
+    }
+
+    // Tampering is still found: a kept entry edited, then the checkpoint re-anchored.
+    const setPayload = (payload: string) =>
+      db.query("UPDATE audit_entries SET payload = $2 WHERE organization_id = $1 AND seq = 4", [a, payload]);
+    const kept = chainA[1]!.payload;
+    await setPayload(kept.replace('"blockTrackingForChildren":false', '"blockTrackingForChildren":true'));
+    const edited = await verifyAuditChain(db, a, keys, { now: now + DAY });
+    assert.equal(edited.intact, false);
+    assert.ok(edited.problems.some((p) => p.table === "audit_entries" && p.seq === 4));
+    await setPayload(kept);
+    assert.equal((await verifyAuditChain(db, a, keys, { now: now + DAY })).intact, true);
+    await db.query(
+      "UPDATE audit_chain_checkpoints SET through_hash = repeat('0', 64) WHERE organization_id = $1",
+      [a],
+    );
+    const reanchored = await verifyAuditChain(db, a, keys, { now: now + DAY });
+    assert.equal(reanchored.intact, false);
+    assert.ok(reanchored.problems.some((p) => p.table === "audit_chain_checkpoints"));
   });
 });

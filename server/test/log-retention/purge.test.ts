@@ -14,6 +14,7 @@ import type { Database } from "../../src/db/database.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { Failure } from "../../src/lib/failure.js";
 import { readLogRetentionPolicy, setLogRetentionPolicy } from "../../src/log-retention/policy.js";
+import { monthStart } from "../../src/log-retention/partitions.js";
 import { purgeOrganizationLogs, runLogRetentionSweep } from "../../src/log-retention/purge.js";
 import { setResponsePeriods } from "../../src/rights/settings.js";
 import { updateOrganizationSettings } from "../../src/settings/organization-settings.js";
@@ -150,7 +151,8 @@ describe("log retention: purging the audit chain", () => {
     const payload = JSON.parse(entries[3]!.payload) as Record<string, unknown>;
     assert.deepEqual(payload, {
       checkpointId: checkpoint!.checkpointId,
-      cutoff: now - 365 * DAY,
+      // The month is the unit: the cutoff is the start of the month holding now minus the period.
+      cutoff: monthStart(now - 365 * DAY),
       entriesPurged: 3,
       fromSeq: 1,
       throughHash: checkpoint!.throughHash,

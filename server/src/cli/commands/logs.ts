@@ -59,10 +59,14 @@ function describe(report: LogPurgeReport, name: string, out: Output): void {
         purge.heldFromSeq === null
           ? ""
           : `; entries from seq ${purge.heldFromSeq} are still needed by kept records`;
+      const dropped =
+        purge.partitionsDropped.length === 0
+          ? ""
+          : `; ${report.dryRun ? "would drop" : "dropped"} ${purge.entriesDropped} with the month partitions ${purge.partitionsDropped.join(", ")}`;
       say(
         purge.status === "purged"
-          ? `${verb} entries ${purge.fromSeq}..${purge.throughSeq} (${purge.entriesPurged})${held}`
-          : `nothing to purge${held}`,
+          ? `${verb} entries ${purge.fromSeq}..${purge.throughSeq} (${purge.entriesPurged})${held}${dropped}`
+          : `nothing to purge${held}${dropped}`,
       );
     } else if (purge.status === "busy") {
       say("the chain is busy; run again");

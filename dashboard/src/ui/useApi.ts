@@ -7,6 +7,12 @@ export interface ApiState<T> {
   loading: boolean;
   /** Loads again (after a write, or from an ErrorNotice's "Try again"), keeping the old data shown meanwhile. */
   reload: () => void;
+  /**
+   * Shows `value` at once as the loaded data: for a write whose answer is the state now in force,
+   * so the page never shows the state from before the write beside the write's success notice. A
+   * load still on its way is dropped (it may have been answered before the write committed).
+   */
+  replace(value: T): void;
 }
 
 /**
@@ -48,5 +54,11 @@ export function useApi<T>(fn: () => Promise<T>, deps: DependencyList): ApiState<
   }, [...deps, attempt]);
 
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
-  return { data, error, loading, reload };
+  const replace = useCallback((value: T) => {
+    latest.current++;
+    setData(value);
+    setError(undefined);
+    setLoading(false);
+  }, []);
+  return { data, error, loading, reload, replace };
 }

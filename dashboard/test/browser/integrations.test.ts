@@ -114,7 +114,9 @@ describe("dashboard Integrations page in Chromium", { skip: browserSkip }, () =>
     assert.match((await secret.textContent()) ?? "", /^whsec_/);
     await hooks.getByRole("button", { name: "I have stored it" }).click();
     assert.equal(await secret.count(), 0, "the secret is not shown again");
+    // The secret comes with the POST's answer; the row with the list reloaded after it.
     const row = hooks.getByRole("row", { name: new RegExp(url) });
+    await row.waitFor();
     assert.ok(await row.getByText("consent.given, consent.withdrawn, dsr.created").isVisible());
 
     // An event after registration is queued for the endpoint (no worker runs in this harness, so it waits).
@@ -293,7 +295,8 @@ describe("dashboard Integrations page in Chromium", { skip: browserSkip }, () =>
     assert.equal(await keyRows.count(), 1 + 102, "every key once");
     assert.equal(await keys.getByRole("button", { name: "Load more API keys" }).count(), 0, "the last page");
     await section(page, "Registered domains").getByRole("rowheader", { name: "shop.example.com" }).waitFor();
-    assert.ok(await section(page, "Banner snippet").getByLabel("Banner snippet").isVisible());
+    // Loaded on its own, not with the domains: waited for, not checked at once.
+    await section(page, "Banner snippet").getByLabel("Banner snippet").waitFor();
     // The devices enrolled by the DPO's test are listed, read-only.
     const devices = section(page, "Capture devices");
     await devices.getByRole("rowheader", { name: "Ward 4 tablet" }).waitFor();

@@ -164,6 +164,9 @@ describe("dashboard Notices page in Chromium", { skip: browserSkip }, () => {
     assert.match(await archive.innerText(), /Consents already given keep pointing at version 1/);
     await archive.getByRole("button", { name: "Archive notice" }).click();
     await page.getByText("Version 1 archived: it is no longer public.").waitFor();
+    // The reloaded notice says so (and offers no second archive) before the editor is typed into.
+    await page.getByText(/^Archived · /).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Archive…" }).count(), 0);
     const after = await fetch(`${guard.origin}/api/v1/org/${guard.seeded.org.organizationId}/notices`);
     const afterBody = (await after.json()) as { notices: { key?: string }[] };
     assert.equal(afterBody.notices.filter((n) => n.key === "default").length, 0);

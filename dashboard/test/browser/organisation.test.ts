@@ -4,7 +4,7 @@
 // sees capabilities read-only with the reason; axe and a screenshot.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import {
   browserSkip,
   checkAccessibility,
@@ -33,6 +33,22 @@ describe("dashboard Organisation in Chromium", { skip: browserSkip }, () => {
   // The API's own view, through a staff session of the dpo (any role reads capabilities).
   let headers: Record<string, string> | undefined;
   const staffHeaders = async () => (headers ??= (await apiSignIn(guard.t, guard.seeded, "dpo")).headers);
+  const apiGet = async <T>(url: string): Promise<T> =>
+    (await guard.t.request({ method: "GET", url, headers: await staffHeaders() })).json() as T;
+  const apiCapabilities = async () =>
+    (await apiGet<{ capabilities: { name: string; enabled: boolean }[] }>("/api/v1/staff/capabilities"))
+      .capabilities;
+  /**
+   * Every capability's switch, once the list has loaded: the read-only note is rendered with the
+   * page, before the capabilities answer, so counting the switches as soon as it shows counts none.
+   */
+  const allSwitches = async (page: Page) => {
+    const expected = (await apiCapabilities()).length;
+    const switches = page.getByRole("switch");
+    await switches.nth(expected - 1).waitFor();
+    assert.equal(await switches.count(), expected);
+    return switches.all();
+  };
   after(async () => {
     await admin?.close();
     await browser?.close();
@@ -78,15 +94,15 @@ describe("dashboard Organisation in Chromium", { skip: browserSkip }, () => {
       await page.getByLabel("Password").fill(generated);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByRole("heading", { level: 1, name: "Organisation" }).waitFor();
+      // All three sections loaded before anything is found missing: an absence is only telling then.
       await page.getByRole("region", { name: "Staff account list" }).waitFor();
       await page.getByText("Only an admin can add or change staff accounts.").waitFor();
+      assert.equal(await page.getByLabel("Deny threshold").isDisabled(), true);
+      const switches = await allSwitches(page);
+      for (const toggle of switches) assert.equal(await toggle.isDisabled(), true);
       assert.equal(await page.getByRole("button", { name: "Create account" }).count(), 0);
       assert.equal(await page.getByRole("button", { name: "Save settings" }).count(), 0);
       assert.equal(await page.getByRole("button", { name: /^Change role of/ }).count(), 0);
-      assert.equal(await page.getByLabel("Deny threshold").isDisabled(), true);
-      const switches = page.getByRole("switch");
-      assert.ok((await switches.count()) > 0);
-      for (const toggle of await switches.all()) assert.equal(await toggle.isDisabled(), true);
       await checkAccessibility(page, "the Organisation page (viewer)");
       assert.deepEqual(problems, []);
     } finally {
@@ -126,19 +142,14 @@ describe("dashboard Organisation in Chromium", { skip: browserSkip }, () => {
     await toggle.click();
     await dialog.getByRole("button", { name: "Switch off" }).click();
     await page.getByText("consent_gate_bypass_alerts is now off.").waitFor();
+    // Shown off with the notice: clicking it now switches it on, not asks to switch it off again.
+    assert.equal(await toggle.isChecked(), false);
     const capabilities = async () =>
-      (
-        (
-          await guard.t.request({
-            method: "GET",
-            url: "/api/v1/staff/capabilities",
-            headers: await staffHeaders(),
-          })
-        ).json() as { capabilities: { name: string; enabled: boolean }[] }
-      ).capabilities.find((c) => c.name === "consent_gate_bypass_alerts")?.enabled;
+      (await apiCapabilities()).find((c) => c.name === "consent_gate_bypass_alerts")?.enabled;
     assert.equal(await capabilities(), false);
     await toggle.click();
     await page.getByText("consent_gate_bypass_alerts is now on.").waitFor();
+    assert.equal(await toggle.isChecked(), true);
     assert.equal(await capabilities(), true);
     assert.deepEqual(problems, []);
   });
@@ -150,12 +161,18 @@ describe("dashboard Organisation in Chromium", { skip: browserSkip }, () => {
       await page
         .getByText("Only an admin can switch capabilities on or off; your role can see them.")
         .waitFor();
-      const switches = page.getByRole("switch");
-      assert.ok((await switches.count()) > 0);
-      for (const toggle of await switches.all()) assert.equal(await toggle.isDisabled(), true);
+      for (const toggle of await allSwitches(page)) assert.equal(await toggle.isDisabled(), true);
+      const lastChanged = page.getByText(/^Last changed:/);
+      assert.match((await lastChanged.textContent()) ?? "", /never/);
       await page.getByLabel("Per client address").fill("50");
       await page.getByRole("button", { name: "Save settings" }).click();
       await page.getByText("Settings saved. They apply from the next request.").waitFor();
+      // The saved settings are on the page with the notice (not the ones from before the save).
+      assert.doesNotMatch((await lastChanged.textContent()) ?? "", /never/);
+      assert.equal(await page.getByLabel("Per client address").inputValue(), "50");
+      type Settings = { anonymousConsentRateLimit: { perAddress: number } };
+      const stored = await apiGet<Settings>("/api/v1/staff/organization/settings");
+      assert.equal(stored.anonymousConsentRateLimit.perAddress, 50);
       await checkAccessibility(page, "the Organisation page (dpo)");
       assert.deepEqual(problems, []);
     } finally {

@@ -200,6 +200,8 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
     await create.locator(".field-error").first().waitFor();
 
     const made = create.getByLabel("Made from");
+    // The presets load on their own (with the page), not with the refusal.
+    await made.locator('option[value="ecommerce"]').waitFor({ state: "attached" });
     const presetValues = await made
       .locator("option")
       .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean));

@@ -180,6 +180,8 @@ describe("dashboard rights queues in Chromium", { skip: browserSkip }, () => {
     await page.getByRole("button", { name: "Deny erasure", exact: true }).click();
     await page.locator(".field-invalid .field-error").first().waitFor();
     const suggestions = page.getByLabel("Suggested provision");
+    // The suggestions load on their own (with the page), not with the refusal.
+    await suggestions.locator("option").nth(1).waitFor({ state: "attached" });
     assert.ok((await suggestions.locator("option").count()) > 1, "suggestions are listed");
     await suggestions.selectOption({ index: 1 });
     assert.notEqual(await page.getByLabel("Statute").inputValue(), "");

@@ -199,10 +199,13 @@ describe("dashboard sign-in in Chromium", { skip: browserSkip }, () => {
   });
 
   test("the session ending between filling a form and sending it: the write is refused, sign-in, back to the page", async () => {
-    const { page } = await user();
+    const { page, apiSettled } = await user();
     await signIn(page, guard, "dpo", "/integrations");
     const form = page.getByRole("form", { name: "Create an API key" });
     await form.getByLabel("Key name").fill("written after the session ended");
+    // The page's own loads answered first: one still on its way would meet the ended session and
+    // send the user to sign-in before the write this test is about.
+    await apiSettled();
     guard.expireSessions();
     await form.getByRole("button", { name: /create/i }).click();
     // The server refused the write (401), so nothing was created; the dashboard asks to sign in again.

@@ -39,10 +39,12 @@ export function GateSettingsForm({ onSaved }: { onSaved: () => void }) {
         <GateSettingsEditor
           key={settings.data.updatedAt ?? "defaults"}
           current={settings.data}
-          onSaved={(message) => {
-            setSaved(message);
-            if (message) {
-              settings.reload();
+          onSaved={(result) => {
+            setSaved(result?.message ?? null);
+            if (result) {
+              // The PATCH answers the settings now in force: the editor is remounted with them in
+              // the same render as the notice, so no save is reported beside the values before it.
+              settings.replace(result.now);
               onSaved();
             }
           }}
@@ -58,8 +60,8 @@ function GateSettingsEditor({
   onSaved,
 }: {
   current: Settings;
-  /** A message to show (null clears it); a save also reloads the settings. */
-  onSaved: (message: string | null) => void;
+  /** A save's message and the settings now in force (null clears the message). */
+  onSaved: (saved: { message: string; now: Settings } | null) => void;
 }) {
   const canWrite = useCanWrite();
   const [windowSpan, setWindowSpan] = useState<Duration>(() => toDuration(current.consentGate.windowMs));
@@ -85,9 +87,10 @@ function GateSettingsEditor({
       const next = await ok(
         api.PATCH("/api/v1/staff/organization/settings", { body: { consentGate: change } }),
       );
-      onSaved(
-        `Saved. An alert is now ${next.consentGate.denyThreshold} or more denies within ${describeDuration(next.consentGate.windowMs)}.`,
-      );
+      onSaved({
+        message: `Saved. An alert is now ${next.consentGate.denyThreshold} or more denies within ${describeDuration(next.consentGate.windowMs)}.`,
+        now: next,
+      });
     } catch (caught) {
       setError(dottedFieldError(caught));
     } finally {

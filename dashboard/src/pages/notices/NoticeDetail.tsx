@@ -2,7 +2,7 @@
 // discarding the draft, archiving, and the version history. Every action is one API call; saving
 // and publishing are safe to repeat (the same draft changes nothing; a repeated publish answers the
 // published version).
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
 import type { PageProps } from "../../routes.js";
 import { Link } from "../../router.js";
@@ -98,16 +98,19 @@ export default function NoticeDetail({ params }: PageProps) {
     [noticeId, previewWanted, previewTick],
   );
 
-  // A (re)loaded notice resets the editor to what Guard holds.
   const detail = notice.data;
-  useEffect(() => {
-    if (detail) setForm(formFrom(sourceOf(detail)));
-  }, [detail]);
-
   const savedInput = useMemo(
     () => (detail ? JSON.stringify(draftInput(formFrom(sourceOf(detail)))) : ""),
     [detail],
   );
+  // A (re)loaded notice resets the editor to what Guard holds, in the render that shows it, when
+  // that text changed (a save, a discard, another notice). A reload bringing the same text (after
+  // archiving or publishing) keeps what the user typed while it was on its way.
+  const [formSource, setFormSource] = useState<string | undefined>(undefined);
+  if (detail && savedInput !== formSource) {
+    setFormSource(savedInput);
+    setForm(formFrom(sourceOf(detail)));
+  }
   const dirty = form !== undefined && JSON.stringify(draftInput(form)) !== savedInput;
 
   const save = async () => {

@@ -1,6 +1,7 @@
 // The organisation's capabilities: each on or off, with what it does. Only an admin switches them
 // (one PUT naming just that capability, so two admins do not undo each other); switching one off
-// is confirmed first, because the operations it gates start answering 404 at once.
+// is confirmed first, because the operations it gates start answering 404 at once. The PUT's answer
+// (every capability as now in force) replaces the list, with the notice.
 import { useState } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
 import { ConfirmDialog, ErrorNotice, Loading, Notice, useApi, useIsAdmin } from "../../ui/index.js";
@@ -15,11 +16,13 @@ export function Capabilities() {
   const [notice, setNotice] = useState<string | null>(null);
 
   const apply = async (capability: Capability, enabled: boolean) => {
-    await ok(
+    const now = await ok(
       api.PUT("/api/v1/staff/capabilities", { body: { capabilities: { [capability.name]: enabled } } }),
     );
+    // The answer is every capability as now in force: shown with the notice, so the switch never
+    // still shows the old state (and a second click on it never acts on that old state).
+    list.replace(now);
     setNotice(`${capability.name} is now ${enabled ? "on" : "off"}.`);
-    list.reload();
   };
 
   const toggle = (capability: Capability) => {

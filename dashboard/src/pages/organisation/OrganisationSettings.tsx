@@ -86,9 +86,12 @@ export function OrganisationSettings() {
         <SettingsEditor
           key={settings.data.updatedAt ?? "defaults"}
           current={settings.data}
-          onSaved={(done) => {
-            setSaved(done);
-            if (done) settings.reload();
+          onSaving={() => setSaved(false)}
+          onSaved={(now) => {
+            // The PATCH answers the settings now in force: the editor is remounted with them in the
+            // same render as the notice, so no save is reported beside the values from before it.
+            settings.replace(now);
+            setSaved(true);
           }}
         />
       ) : null}
@@ -97,7 +100,15 @@ export function OrganisationSettings() {
   );
 }
 
-function SettingsEditor({ current, onSaved }: { current: Settings; onSaved: (done: boolean) => void }) {
+function SettingsEditor({
+  current,
+  onSaving,
+  onSaved,
+}: {
+  current: Settings;
+  onSaving: () => void;
+  onSaved: (now: Settings) => void;
+}) {
   const canWrite = useCanWrite();
   const [draft, setDraft] = useState<Draft>(() => draftOf(current));
   const [busy, setBusy] = useState(false);
@@ -110,7 +121,7 @@ function SettingsEditor({ current, onSaved }: { current: Settings; onSaved: (don
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(undefined);
-    onSaved(false);
+    onSaving();
     const change = changedSettings(current, draft);
     if (Object.keys(change).length === 0) {
       setError(new Error("Nothing to save: these are the settings in force."));
@@ -118,8 +129,7 @@ function SettingsEditor({ current, onSaved }: { current: Settings; onSaved: (don
     }
     setBusy(true);
     try {
-      await ok(api.PATCH("/api/v1/staff/organization/settings", { body: change }));
-      onSaved(true);
+      onSaved(await ok(api.PATCH("/api/v1/staff/organization/settings", { body: change })));
     } catch (caught) {
       setError(dottedFieldError(caught));
     } finally {

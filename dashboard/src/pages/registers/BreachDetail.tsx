@@ -59,9 +59,12 @@ export default function BreachDetailPage({ params }: PageProps) {
             <ReportsForm
               key={`${breach.breachId}-${breach.updatedAt}`}
               breach={breach}
-              onSaved={(message) => {
+              onSaved={(message, now) => {
                 setDone(message);
-                loaded.reload();
+                // The PATCH answers the breach now in force: shown with the notice (the times it
+                // recorded become read-only at once), not after a reload.
+                if (now) loaded.replace(now);
+                else loaded.reload();
               }}
             />
             <AddPrincipals
@@ -175,7 +178,14 @@ const REPORT_FIELDS = [
   "certInReportSubmittedAt",
 ] as const;
 
-function ReportsForm({ breach, onSaved }: { breach: Breach; onSaved: (message: string) => void }) {
+function ReportsForm({
+  breach,
+  onSaved,
+}: {
+  breach: Breach;
+  /** What to say, and the breach as the save left it (none when there was nothing to save). */
+  onSaved: (message: string, now?: Breach) => void;
+}) {
   const [form, setForm] = useState<BreachReportsForm>(() => breachReportsFormOf(breach));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
@@ -191,13 +201,13 @@ function ReportsForm({ breach, onSaved }: { breach: Breach; onSaved: (message: s
     setBusy(true);
     setError(undefined);
     try {
-      await ok(
+      const now = await ok(
         api.PATCH("/api/v1/staff/breaches/{breachId}", {
           params: { path: { breachId: breach.breachId } },
           body: patch,
         }),
       );
-      onSaved("The breach is saved.");
+      onSaved("The breach is saved.", now);
     } catch (caught) {
       setError(caught);
     } finally {

@@ -34,6 +34,11 @@ export interface User {
   page: Page;
   /** Uncaught page errors and CSP violations: a test asserts there were none. */
   problems: string[];
+  /**
+   * Resolves once none of the page's API requests has been in flight for `quietMs`: for a step
+   * that changes what those requests would answer (ending the session) and must not race them.
+   */
+  apiSettled(quietMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,7 +61,20 @@ export async function newUser(browser: Browser, options: BrowserContextOptions =
     )
       problems.push(`console error: ${message.text()}`);
   });
-  return { page, problems, close: () => context.close() };
+  let inFlight = 0;
+  const isApi = (url: string) => new URL(url).pathname.startsWith("/api/");
+  page.on("request", (request) => void (isApi(request.url()) && inFlight++));
+  page.on("requestfinished", (request) => void (isApi(request.url()) && inFlight--));
+  page.on("requestfailed", (request) => void (isApi(request.url()) && inFlight--));
+  const apiSettled = async (quietMs = 150) => {
+    // The quiet period covers a request the page has sent but whose event has not arrived yet.
+    let quietSince = Date.now();
+    while (inFlight > 0 || Date.now() - quietSince < quietMs) {
+      if (inFlight > 0) quietSince = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  return { page, problems, apiSettled, close: () => context.close() };
 }
 
 /** Signs in through the form as the seeded user of `role` (mouse); ends on the page it leads to. */

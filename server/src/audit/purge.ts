@@ -32,7 +32,6 @@ import { linkQueuedUnderLock } from "./sequencer.js";
 import {
   deleteCheckpointsRecordedThrough,
   deleteEntriesThrough,
-  deleteEntriesThroughOutside,
   entriesUpTo,
   entryAt,
   insertCheckpoint,
@@ -184,7 +183,7 @@ async function applyPurge(tx: Queryable, organizationId: string, step: PurgeStep
   const at = await entryAt(tx, organizationId, throughSeq);
   if (!at) throw new Error(`audit chain entry ${throughSeq} is missing; a verified chain holds it`);
   const entriesPurged = month
-    ? (await deleteEntriesThroughOutside(tx, organizationId, throughSeq, month.lo, month.hi)) +
+    ? (await deleteEntriesThrough(tx, organizationId, throughSeq, month)) +
       (await entriesUpTo(tx, organizationId, afterSeq, throughSeq, month)).count
     : await deleteEntriesThrough(tx, organizationId, throughSeq);
   // Checkpoints whose own entry goes now are covered by this one.

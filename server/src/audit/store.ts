@@ -432,43 +432,23 @@ export async function deleteCheckpointsRecordedThrough(
   return deleted.length;
 }
 
-/** Deletes the chain entries at positions up to `throughSeq`; how many there were. */
+/**
+ * Deletes the chain entries at positions up to `throughSeq`, but those created in `keep` [lo, hi)
+ * when given (a month whose partition the caller drops instead); how many it deleted.
+ */
 export async function deleteEntriesThrough(
   tx: Queryable,
   organizationId: string,
   throughSeq: number,
+  keep?: { lo: number; hi: number },
 ): Promise<number> {
-  const deleted = await rows(
-    tx,
-    qb
-      .deleteFrom("audit_entries")
-      .where("organization_id", "=", organizationId)
-      .where("seq", "<=", throughSeq)
-      .returning("seq"),
-  );
-  return deleted.length;
-}
-
-/**
- * Deletes the chain entries at positions up to `throughSeq` but those created in [lo, hi) (a month
- * whose partition the caller drops instead); how many it deleted.
- */
-export async function deleteEntriesThroughOutside(
-  tx: Queryable,
-  organizationId: string,
-  throughSeq: number,
-  lo: number,
-  hi: number,
-): Promise<number> {
-  const deleted = await rows(
-    tx,
-    qb
-      .deleteFrom("audit_entries")
-      .where("organization_id", "=", organizationId)
-      .where("seq", "<=", throughSeq)
-      .where((eb) => eb.or([eb("created_at", "<", lo), eb("created_at", ">=", hi)]))
-      .returning("seq"),
-  );
+  let query = qb
+    .deleteFrom("audit_entries")
+    .where("organization_id", "=", organizationId)
+    .where("seq", "<=", throughSeq);
+  if (keep)
+    query = query.where((eb) => eb.or([eb("created_at", "<", keep.lo), eb("created_at", ">=", keep.hi)]));
+  const deleted = await rows(tx, query.returning("seq"));
   return deleted.length;
 }
 

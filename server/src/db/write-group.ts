@@ -168,3 +168,35 @@ export function sequentialWriteGroup<I, T>(
     },
   });
 }
+
+/**
+ * A group whose items are written together by `writeMany`, the multi-row form of the write that
+ * also writes an item alone. An item `check` refuses (throws for) goes alone, where the same check
+ * fails its request with its own error and the rest of the group is written without it.
+ */
+export function batchWriteGroup<I, T>(
+  db: Database,
+  clock: Clock,
+  check: (item: I) => void,
+  writeMany: (tx: Queryable, items: readonly I[], now: number) => Promise<T[]>,
+): WriteGroup<I, T> {
+  return new WriteGroup<I, T>(db, clock, {
+    async write(tx, items, now) {
+      const writable = items.map((item) => {
+        try {
+          check(item);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      const written = await writeMany(
+        tx,
+        items.filter((_, i) => writable[i]),
+        now,
+      );
+      let next = 0;
+      return items.map((_, i) => (writable[i] ? written[next++]! : ALONE));
+    },
+  });
+}

@@ -5,13 +5,14 @@ import type { Database, Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import { canonicalJson } from "../lib/canonical-json.js";
+import { groupBy } from "../lib/group-by.js";
 import { newId } from "../lib/ids.js";
 import { findPolicy } from "../retention/store/policies.js";
-import { enqueueEvent } from "../webhooks/outbox.js";
+import { enqueueEvent, enqueueEvents } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
 import { erasePrincipalData, type ErasureContext, type ErasureReport } from "./erasure.js";
-import { recordTransition, type Actor } from "./history.js";
-import { withExternalIds } from "./principals.js";
+import { recordTransition, recordTransitions, type Actor } from "./history.js";
+import { withExternalIds, withKnownExternalIds } from "./principals.js";
 import { DAY_MS, periodsForFiling } from "./settings.js";
 import {
   assertMove,
@@ -23,7 +24,7 @@ import {
 } from "./state-machines.js";
 import {
   findStoredDsr,
-  insertDsr,
+  insertDsrs,
   listStoredDsrOfOrganization,
   listStoredDsrOfPrincipal,
   updateStoredDsrStatus,
@@ -90,45 +91,67 @@ export interface DsrFiling {
   actor: Actor;
 }
 
-export async function createDsr(tx: Queryable, input: DsrFiling, now: number): Promise<DsrRecord> {
+/** Refuses a filing that cannot be written: a blank `details` (400 naming it). */
+export function checkDsrFiling(input: DsrFiling): void {
   if (input.details !== undefined && input.details.trim() === "")
     throw validationError("details", "details must not be blank");
-  const periods = await periodsForFiling(tx, input.organizationId);
-  const requestId = newId("dsr");
-  const stored = await insertDsr(tx, {
-    organizationId: input.organizationId,
-    requestId,
-    principalId: input.principalId,
-    type: input.type,
-    details: input.details ?? null,
-    responsePeriodDays: periods.dsrResponseDays,
-    createdAt: now,
-    dueAt: now + periods.dsrResponseDays * DAY_MS,
-  });
-  const record: DsrRecord =
-    input.externalId === undefined
-      ? (await withExternalIds(tx, [stored]))[0]!
-      : { ...stored, externalId: input.externalId };
-  await recordTransition(
-    tx,
-    {
+}
+
+export async function createDsr(tx: Queryable, input: DsrFiling, now: number): Promise<DsrRecord> {
+  return (await createDsrs(tx, [input], now))[0]!;
+}
+
+/**
+ * Files requests (of any organisations: a group commit's filings, db/write-group.ts) in a fixed
+ * number of statements: the requests, their first moves, and per organisation their chain entries
+ * and `dsr.created` events. The records, in the order given. Each filing is checked first
+ * (checkDsrFiling), so one bad filing writes nothing.
+ */
+export async function createDsrs(
+  tx: Queryable,
+  inputs: readonly DsrFiling[],
+  now: number,
+): Promise<DsrRecord[]> {
+  inputs.forEach(checkDsrFiling);
+  const filings = [];
+  for (const input of inputs) {
+    const periods = await periodsForFiling(tx, input.organizationId);
+    filings.push({
       organizationId: input.organizationId,
-      subjectKind: "dsr",
-      subjectId: requestId,
+      requestId: newId("dsr"),
       principalId: input.principalId,
+      type: input.type,
+      details: input.details ?? null,
+      responsePeriodDays: periods.dsrResponseDays,
+      createdAt: now,
+      dueAt: now + periods.dsrResponseDays * DAY_MS,
+    });
+  }
+  const stored = await insertDsrs(tx, filings);
+  const records = await withKnownExternalIds(tx, stored, inputs);
+  await recordTransitions(
+    tx,
+    records.map((record, i) => ({
+      organizationId: record.organizationId,
+      subjectKind: "dsr",
+      subjectId: record.requestId,
+      principalId: record.principalId,
       from: null,
       to: "pending",
-      actor: input.actor,
-      evidence: { type: input.type, dueAt: record.dueAt },
-    },
+      actor: inputs[i]!.actor,
+      evidence: { type: record.type, dueAt: record.dueAt },
+    })),
     now,
   );
-  await enqueueEvent(
-    tx,
-    { organizationId: input.organizationId, eventType: "dsr.created", payload: eventPayload(record) },
-    now,
-  );
-  return record;
+  for (const [organizationId, ofOrganization] of groupBy(records, (r) => r.organizationId)) {
+    await enqueueEvents(
+      tx,
+      organizationId,
+      ofOrganization.map((record) => ({ eventType: "dsr.created", payload: eventPayload(record) })),
+      now,
+    );
+  }
+  return records;
 }
 
 export async function findDsr(

@@ -4,16 +4,17 @@
 import type { Database, Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
+import { groupBy } from "../lib/group-by.js";
 import { newId } from "../lib/ids.js";
-import { enqueueEvent } from "../webhooks/outbox.js";
+import { enqueueEvent, enqueueEvents } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
-import { recordTransition, type Actor } from "./history.js";
-import { withExternalIds } from "./principals.js";
+import { recordTransition, recordTransitions, type Actor } from "./history.js";
+import { withExternalIds, withKnownExternalIds } from "./principals.js";
 import { DAY_MS, periodsForFiling } from "./settings.js";
 import { GRIEVANCE_TERMINAL, GRIEVANCE_TRANSITIONS, pathTo, type GrievanceStatus } from "./state-machines.js";
 import {
   findStoredGrievance,
-  insertGrievance,
+  insertGrievances,
   listStoredGrievancesOfOrganization,
   listStoredGrievancesOfPrincipal,
   updateStoredGrievanceResponse,
@@ -80,50 +81,71 @@ export interface GrievanceFiling {
   actor: Actor;
 }
 
+/** Refuses a filing that cannot be written: a blank subject or description (400 naming it). */
+export function checkGrievanceFiling(input: GrievanceFiling): void {
+  for (const field of ["subject", "description"] as const) {
+    if (input[field].trim() === "") throw validationError(field, `${field} must not be blank`);
+  }
+}
+
 export async function createGrievance(
   tx: Queryable,
   input: GrievanceFiling,
   now: number,
 ): Promise<GrievanceRecord> {
-  for (const field of ["subject", "description"] as const) {
-    if (input[field].trim() === "") throw validationError(field, `${field} must not be blank`);
-  }
-  const periods = await periodsForFiling(tx, input.organizationId);
-  const grievanceId = newId("grv");
-  const stored = await insertGrievance(tx, {
-    organizationId: input.organizationId,
-    grievanceId,
-    principalId: input.principalId,
-    subject: input.subject,
-    description: input.description,
-    responsePeriodDays: periods.grievanceResponseDays,
-    createdAt: now,
-    dueAt: now + periods.grievanceResponseDays * DAY_MS,
-  });
-  const record: GrievanceRecord =
-    input.externalId === undefined
-      ? (await withExternalIds(tx, [stored]))[0]!
-      : { ...stored, externalId: input.externalId };
-  await recordTransition(
-    tx,
-    {
+  return (await createGrievances(tx, [input], now))[0]!;
+}
+
+/**
+ * Files grievances (of any organisations: a group commit's filings, db/write-group.ts) in a fixed
+ * number of statements, as createDsrs files requests. The records, in the order given; one bad
+ * filing (checkGrievanceFiling) writes nothing.
+ */
+export async function createGrievances(
+  tx: Queryable,
+  inputs: readonly GrievanceFiling[],
+  now: number,
+): Promise<GrievanceRecord[]> {
+  inputs.forEach(checkGrievanceFiling);
+  const filings = [];
+  for (const input of inputs) {
+    const periods = await periodsForFiling(tx, input.organizationId);
+    filings.push({
       organizationId: input.organizationId,
-      subjectKind: "grievance",
-      subjectId: grievanceId,
+      grievanceId: newId("grv"),
       principalId: input.principalId,
+      subject: input.subject,
+      description: input.description,
+      responsePeriodDays: periods.grievanceResponseDays,
+      createdAt: now,
+      dueAt: now + periods.grievanceResponseDays * DAY_MS,
+    });
+  }
+  const stored = await insertGrievances(tx, filings);
+  const records = await withKnownExternalIds(tx, stored, inputs);
+  await recordTransitions(
+    tx,
+    records.map((record, i) => ({
+      organizationId: record.organizationId,
+      subjectKind: "grievance",
+      subjectId: record.grievanceId,
+      principalId: record.principalId,
       from: null,
       to: "open",
-      actor: input.actor,
+      actor: inputs[i]!.actor,
       evidence: { dueAt: record.dueAt },
-    },
+    })),
     now,
   );
-  await enqueueEvent(
-    tx,
-    { organizationId: input.organizationId, eventType: "grievance.created", payload: eventPayload(record) },
-    now,
-  );
-  return record;
+  for (const [organizationId, ofOrganization] of groupBy(records, (r) => r.organizationId)) {
+    await enqueueEvents(
+      tx,
+      organizationId,
+      ofOrganization.map((record) => ({ eventType: "grievance.created", payload: eventPayload(record) })),
+      now,
+    );
+  }
+  return records;
 }
 
 export async function findGrievance(

@@ -2,12 +2,13 @@
 // rights_transitions, appended to the organisation's audit chain and (for the moves processors
 // care about) put in the webhook outbox — all through the caller's transaction, so a move, its
 // evidence and its events exist together or not at all.
-import { appendAuditEntry } from "../audit/chain.js";
+import { appendAuditEntries } from "../audit/chain.js";
 import type { Queryable } from "../db/database.js";
 import type { Credential } from "../lib/credentials.js";
 import { newId } from "../lib/ids.js";
+import { groupBy } from "../lib/group-by.js";
 import {
-  insertTransition,
+  insertTransitions,
   listStoredTransitions,
   type ActorKind,
   type StoredTransition,
@@ -59,37 +60,54 @@ export type Transition = StoredTransition;
  * immutable, while `reason` may name the principal and is redacted on erasure.
  */
 export async function recordTransition(tx: Queryable, input: TransitionInput, now: number): Promise<void> {
-  const transitionId = newId("trn");
-  await insertTransition(tx, {
-    organizationId: input.organizationId,
-    transitionId,
-    subjectKind: input.subjectKind,
-    subjectId: input.subjectId,
-    from: input.from,
-    to: input.to,
-    actorKind: input.actor.kind,
-    actorId: input.actor.id,
-    reason: input.reason ?? null,
-    at: now,
-  });
-  await appendAuditEntry(
+  await recordTransitions(tx, [input], now);
+}
+
+/**
+ * Records moves (of any organisations, as a group of filings has them) in a fixed number of
+ * statements: one for the moves, one per organisation for their chain entries, in the order given.
+ */
+export async function recordTransitions(
+  tx: Queryable,
+  inputs: readonly TransitionInput[],
+  now: number,
+): Promise<void> {
+  const moves = inputs.map((input) => ({ input, transitionId: newId("trn") }));
+  await insertTransitions(
     tx,
-    {
+    moves.map(({ input, transitionId }) => ({
       organizationId: input.organizationId,
-      entryType: `${input.subjectKind}.transition`,
+      transitionId,
+      subjectKind: input.subjectKind,
       subjectId: input.subjectId,
-      payload: {
-        transitionId,
-        principalId: input.principalId,
-        from: input.from,
-        to: input.to,
-        actorKind: input.actor.kind,
-        actorId: input.actor.id,
-        ...input.evidence,
-      },
-    },
-    now,
+      from: input.from,
+      to: input.to,
+      actorKind: input.actor.kind,
+      actorId: input.actor.id,
+      reason: input.reason ?? null,
+      at: now,
+    })),
   );
+  for (const [organizationId, ofOrganization] of groupBy(moves, (m) => m.input.organizationId)) {
+    await appendAuditEntries(
+      tx,
+      organizationId,
+      ofOrganization.map(({ input, transitionId }) => ({
+        entryType: `${input.subjectKind}.transition`,
+        subjectId: input.subjectId,
+        payload: {
+          transitionId,
+          principalId: input.principalId,
+          from: input.from,
+          to: input.to,
+          actorKind: input.actor.kind,
+          actorId: input.actor.id,
+          ...input.evidence,
+        },
+      })),
+      now,
+    );
+  }
 }
 
 /** The moves of one DSR, grievance or nomination, oldest first (what staff see as its history). */

@@ -21,3 +21,21 @@ export async function withExternalIds<T extends PrincipalKey>(
     return { ...item, externalId };
   });
 }
+
+/**
+ * withExternalIds for records filed by callers who may already know each principal's external id
+ * (a principal's token names it): reads only the ones not given. `known[i]` goes with `items[i]`.
+ */
+export async function withKnownExternalIds<T extends PrincipalKey>(
+  db: Queryable,
+  items: readonly T[],
+  known: readonly { externalId?: string | undefined }[],
+): Promise<(T & { externalId: string })[]> {
+  const unknown = items.filter((_, i) => known[i]!.externalId === undefined);
+  const read = unknown.length === 0 ? [] : await withExternalIds(db, unknown);
+  let next = 0;
+  return items.map((item, i) => {
+    const externalId = known[i]!.externalId;
+    return externalId === undefined ? read[next++]! : { ...item, externalId };
+  });
+}

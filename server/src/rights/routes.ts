@@ -6,12 +6,14 @@ import { findOrganizationById } from "../accounts/organizations.js";
 import { operatorOf, principalOf } from "../http/credentials.js";
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
-import { sequentialWriteGroup } from "../db/write-group.js";
+import { batchWriteGroup } from "../db/write-group.js";
 import type { PrincipalCredential, ServiceCredential, StaffCredential } from "../lib/credentials.js";
 import { Failure, notFound } from "../lib/failure.js";
 import {
   completeWithSummary,
+  checkDsrFiling,
   createDsr,
+  createDsrs,
   denyWithStatutoryBasis,
   dsrToWire,
   findDsr,
@@ -22,7 +24,9 @@ import {
 } from "./dsr.js";
 import type { ErasureContext } from "./erasure.js";
 import {
+  checkGrievanceFiling,
   createGrievance,
+  createGrievances,
   findGrievance,
   grievanceToWire,
   listGrievancesForPrincipal,
@@ -77,11 +81,19 @@ const periodsToWire = async (db: Parameters<typeof getResponsePeriods>[0], organ
 export const rightsRoutes: RouteModule<AppContext> = ({ config, db, clock, capabilities }) => {
   const erasure: ErasureContext = { pseudonymKey: config.secretsKey };
   // A principal's DSR and grievance filings, written in group commits (db/write-group.ts).
-  const dsrFilings = sequentialWriteGroup(db, clock, async (tx, input: DsrFiling, now) =>
-    dsrToWire(await createDsr(tx, input, now), now),
+  const dsrFilings = batchWriteGroup(
+    db,
+    clock,
+    checkDsrFiling,
+    async (tx, inputs: readonly DsrFiling[], now) =>
+      (await createDsrs(tx, inputs, now)).map((record) => dsrToWire(record, now)),
   );
-  const grievanceFilings = sequentialWriteGroup(db, clock, async (tx, input: GrievanceFiling, now) =>
-    grievanceToWire(await createGrievance(tx, input, now), now),
+  const grievanceFilings = batchWriteGroup(
+    db,
+    clock,
+    checkGrievanceFiling,
+    async (tx, inputs: readonly GrievanceFiling[], now) =>
+      (await createGrievances(tx, inputs, now)).map((record) => grievanceToWire(record, now)),
   );
 
   return [

@@ -1799,7 +1799,7 @@ describe("guard audit verify finds SQL tampering in every table the chain covers
   test("every module appending to the chain has its evidence checked", () => {
     // A new writer must come with a checker in audit/evidence/ (else verify reports its entries as
     // unknown) and a tamper case here for each table it commits to; then list it below.
-    const writers = grepSource("-rl", "appendAuditEntry(")
+    const writers = grepSource("-rlE", "appendAuditEntr(y|ies)\\(")
       .filter((f) => !f.startsWith("server/src/audit/"))
       .sort();
     assert.deepEqual(writers, [

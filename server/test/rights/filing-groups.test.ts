@@ -62,4 +62,45 @@ describe("DSR and grievance filings in groups", () => {
       assert.equal(res.json().requestId, requestIds[[0, 0, 1][j]!]);
     }
   });
+  test("filings of two organisations in one burst: each answer is its own filing, each chain and outbox its own", async () => {
+    const other = await seedOrganization(t);
+    const here = await principalToken(t, seeded, "group-here");
+    const there = await principalToken(t, other, "group-there");
+    const fileIn = (org: SeededOrg, token: string, url: string, payload: Record<string, unknown>) =>
+      t.request({
+        method: "POST",
+        url,
+        headers: bearer(token),
+        payload: { organizationId: org.org.organizationId, ...payload },
+      });
+    const before = (await outboxEvents(t.db, seeded.org.organizationId, "dsr.created")).length;
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2
+          ? fileIn(other, there, DSR, { type: "correction", details: `there ${i}` })
+          : fileIn(seeded, here, DSR, { type: "summary", details: `here ${i}` }),
+      ),
+    );
+    for (const [i, res] of answers.entries()) {
+      assert.equal(res.statusCode, 201, res.body);
+      const body = res.json();
+      assert.equal(body.organizationId, (i % 2 ? other : seeded).org.organizationId);
+      assert.equal(body.externalId, i % 2 ? "group-there" : "group-here");
+      assert.equal(body.requestDetails, i % 2 ? `there ${i}` : `here ${i}`);
+    }
+    const thereEvents = await outboxEvents(t.db, other.org.organizationId, "dsr.created");
+    assert.deepEqual(
+      thereEvents.map((e) => e.payload.requestId).sort(),
+      answers
+        .filter((_, i) => i % 2)
+        .map((res) => res.json().requestId)
+        .sort(),
+    );
+    assert.equal((await outboxEvents(t.db, seeded.org.organizationId, "dsr.created")).length, before + 8);
+    for (const org of [seeded, other]) {
+      const report = await verifyAuditChain(t.db, org.org.organizationId, t.config.auditKeys);
+      assert.equal(report.intact, true, JSON.stringify(report.firstBrokenLink));
+      assert.equal(report.problemCount, 0);
+    }
+  });
 });

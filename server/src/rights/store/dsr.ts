@@ -73,41 +73,46 @@ const toStored = (r: DsrRow): StoredDsr => ({
   redactedAt: r.redacted_at,
 });
 
-/** Files a pending request; the row as stored. */
-export async function insertDsr(
-  tx: Queryable,
-  input: {
-    organizationId: string;
-    requestId: string;
-    principalId: string;
-    type: DsrType;
-    details: string | null;
-    responsePeriodDays: number;
-    createdAt: number;
-    dueAt: number;
-  },
-): Promise<StoredDsr> {
-  const [row] = await rows(
+export interface NewDsr {
+  organizationId: string;
+  requestId: string;
+  principalId: string;
+  type: DsrType;
+  details: string | null;
+  responsePeriodDays: number;
+  createdAt: number;
+  dueAt: number;
+}
+
+/**
+ * Files pending requests (of any organisations) in one statement; the rows as stored, in the order
+ * given. One request's statement is planned once per connection (every lone filing runs it).
+ */
+export async function insertDsrs(tx: Queryable, inputs: readonly NewDsr[]): Promise<StoredDsr[]> {
+  if (inputs.length === 0) return [];
+  const inserted = await rows(
     tx,
     qb
       .insertInto("dsr_requests")
-      .values({
-        organization_id: input.organizationId,
-        request_id: input.requestId,
-        principal_id: input.principalId,
-        type: input.type,
-        status: "pending",
-        details: input.details,
-        response_period_days: input.responsePeriodDays,
-        created_at: input.createdAt,
-        due_at: input.dueAt,
-        updated_at: input.createdAt,
-      })
+      .values(
+        inputs.map((input) => ({
+          organization_id: input.organizationId,
+          request_id: input.requestId,
+          principal_id: input.principalId,
+          type: input.type,
+          status: "pending",
+          details: input.details,
+          response_period_days: input.responsePeriodDays,
+          created_at: input.createdAt,
+          due_at: input.dueAt,
+          updated_at: input.createdAt,
+        })),
+      )
       .returning(COLUMNS),
-    // Every filing runs it: planned once per connection.
-    { preparedAs: "dsr_insert" },
+    inputs.length === 1 ? { preparedAs: "dsr_insert" } : {},
   );
-  return toStored(row!);
+  const byId = new Map(inserted.map((row) => [row.request_id, toStored(row)]));
+  return inputs.map((input) => byId.get(input.requestId)!);
 }
 
 /** One request of the organisation; `forUpdate` locks it until the transaction ends. */

@@ -74,41 +74,49 @@ const toStored = (r: GrievanceRow): StoredGrievance => ({
   redactedAt: r.redacted_at,
 });
 
-/** Files an open grievance; the row as stored. */
-export async function insertGrievance(
+export interface NewGrievance {
+  organizationId: string;
+  grievanceId: string;
+  principalId: string;
+  subject: string;
+  description: string;
+  responsePeriodDays: number;
+  createdAt: number;
+  dueAt: number;
+}
+
+/**
+ * Files open grievances (of any organisations) in one statement; the rows as stored, in the order
+ * given. One grievance's statement is planned once per connection (every lone filing runs it).
+ */
+export async function insertGrievances(
   tx: Queryable,
-  input: {
-    organizationId: string;
-    grievanceId: string;
-    principalId: string;
-    subject: string;
-    description: string;
-    responsePeriodDays: number;
-    createdAt: number;
-    dueAt: number;
-  },
-): Promise<StoredGrievance> {
-  const [row] = await rows(
+  inputs: readonly NewGrievance[],
+): Promise<StoredGrievance[]> {
+  if (inputs.length === 0) return [];
+  const inserted = await rows(
     tx,
     qb
       .insertInto("grievances")
-      .values({
-        organization_id: input.organizationId,
-        grievance_id: input.grievanceId,
-        principal_id: input.principalId,
-        subject: input.subject,
-        description: input.description,
-        status: "open",
-        response_period_days: input.responsePeriodDays,
-        created_at: input.createdAt,
-        due_at: input.dueAt,
-        updated_at: input.createdAt,
-      })
+      .values(
+        inputs.map((input) => ({
+          organization_id: input.organizationId,
+          grievance_id: input.grievanceId,
+          principal_id: input.principalId,
+          subject: input.subject,
+          description: input.description,
+          status: "open",
+          response_period_days: input.responsePeriodDays,
+          created_at: input.createdAt,
+          due_at: input.dueAt,
+          updated_at: input.createdAt,
+        })),
+      )
       .returning(COLUMNS),
-    // Every filing runs it: planned once per connection.
-    { preparedAs: "grievance_insert" },
+    inputs.length === 1 ? { preparedAs: "grievance_insert" } : {},
   );
-  return toStored(row!);
+  const byId = new Map(inserted.map((row) => [row.grievance_id, toStored(row)]));
+  return inputs.map((input) => byId.get(input.grievanceId)!);
 }
 
 /** One grievance of the organisation; `forUpdate` locks it until the transaction ends. */

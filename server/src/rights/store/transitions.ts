@@ -16,35 +16,39 @@ export interface StoredTransition {
   at: number;
 }
 
-export async function insertTransition(
-  tx: Queryable,
-  input: {
-    organizationId: string;
-    transitionId: string;
-    subjectKind: SubjectKind;
-    subjectId: string;
-    from: string | null;
-    to: string;
-    actorKind: ActorKind;
-    actorId: string | null;
-    reason: string | null;
-    at: number;
-  },
-): Promise<void> {
+export interface NewTransition {
+  organizationId: string;
+  transitionId: string;
+  subjectKind: SubjectKind;
+  subjectId: string;
+  from: string | null;
+  to: string;
+  actorKind: ActorKind;
+  actorId: string | null;
+  reason: string | null;
+  at: number;
+}
+
+/** Records moves (of any organisations) in one statement. */
+export async function insertTransitions(tx: Queryable, inputs: readonly NewTransition[]): Promise<void> {
+  if (inputs.length === 0) return;
   await execute(
     tx,
-    qb.insertInto("rights_transitions").values({
-      organization_id: input.organizationId,
-      transition_id: input.transitionId,
-      subject_kind: input.subjectKind,
-      subject_id: input.subjectId,
-      from_status: input.from,
-      to_status: input.to,
-      actor_kind: input.actorKind,
-      actor_id: input.actorId,
-      reason: input.reason,
-      occurred_at: input.at,
-    }),
+    qb.insertInto("rights_transitions").values(
+      inputs.map((input) => ({
+        organization_id: input.organizationId,
+        transition_id: input.transitionId,
+        subject_kind: input.subjectKind,
+        subject_id: input.subjectId,
+        from_status: input.from,
+        to_status: input.to,
+        actor_kind: input.actorKind,
+        actor_id: input.actorId,
+        reason: input.reason,
+        occurred_at: input.at,
+      })),
+    ),
+    inputs.length === 1 ? { preparedAs: "rights_transition_insert" } : {},
   );
 }
 

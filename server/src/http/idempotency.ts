@@ -24,7 +24,8 @@
 // made once, and made while the table is small (a new deployment, or one whose keys all expired)
 // it is a sequential scan, kept while the table grows by a row per keyed write until the next
 // ANALYZE; one lookup then read thousands of rows (bench/README.md, "Write path"). Planned each
-// time, the lookup follows the table's size and is a primary-key probe.
+// time, the lookup follows the table's size and is a primary-key probe. Concurrent requests' lookups
+// are read together, one statement for all of them (lookupGroupOf).
 import { createHash, createHmac, hkdfSync } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Queryable } from "../db/database.js";
@@ -35,6 +36,7 @@ import type { RegisteredRoute, RouteContext } from "./app.js";
 import type { ContractOperation } from "./contract.js";
 import type { ContractRequest, OperationId } from "./route-types.js";
 import { Failure } from "../lib/failure.js";
+import { GroupCommit } from "../lib/group-commit.js";
 import type { GroupKeys, WriteGroup } from "../db/write-group.js";
 
 /** How long a key's answer is replayed; after that the key may be used afresh. */
@@ -189,18 +191,66 @@ function scopeOf(
   };
 }
 
+type StoredRow = {
+  request_hash: string;
+  response_status: number | null;
+  response_body: string | null;
+};
+
+interface Lookup {
+  scope: Scope;
+  /** Rows created after this are within the window. */
+  since: number;
+}
+
+// Per database: the lookups of requests that arrive while earlier ones are being read leave
+// together in one statement (lib/group-commit.ts: no timer, so a lone request waits for nothing).
+// Under load that is one statement for many keyed requests instead of one each.
+const lookupGroups = new WeakMap<Queryable, GroupCommit<Lookup, StoredRow | undefined>>();
+
+function lookupGroupOf(db: Queryable): GroupCommit<Lookup, StoredRow | undefined> {
+  let group = lookupGroups.get(db);
+  if (!group) {
+    group = new GroupCommit((lookups) => readStoredRows(db, lookups), { maxGroupSize: 256, maxInFlight: 2 });
+    lookupGroups.set(db, group);
+  }
+  return group;
+}
+
+/** Each lookup's row (in order): one probe of the primary key per lookup, in one statement. */
+async function readStoredRows(db: Queryable, lookups: readonly Lookup[]): Promise<(StoredRow | undefined)[]> {
+  if (lookups.length === 1) {
+    const { scope, since } = lookups[0]!;
+    const [row] = await db.query<StoredRow>(
+      `SELECT request_hash, response_status, response_body FROM idempotency_keys
+        WHERE organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4
+          AND created_at > $5`,
+      [scope.organizationId, scope.credentialId, scope.operationId, scope.key, since],
+    );
+    return [row];
+  }
+  const found = await db.query<StoredRow & { i: number }>(
+    `SELECT l.i::int AS i, k.request_hash, k.response_status, k.response_body
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+            WITH ORDINALITY AS l (o, c, op, key, since, i)
+       JOIN idempotency_keys k
+         ON k.organization_id = l.o AND k.credential_id = l.c AND k.operation_id = l.op
+        AND k.idempotency_key = l.key AND k.created_at > l.since`,
+    [
+      lookups.map((l) => l.scope.organizationId),
+      lookups.map((l) => l.scope.credentialId),
+      lookups.map((l) => l.scope.operationId),
+      lookups.map((l) => l.scope.key),
+      lookups.map((l) => l.since),
+    ],
+  );
+  const byIndex = new Map(found.map((row) => [Number(row.i), row]));
+  return lookups.map((_, index) => byIndex.get(index + 1));
+}
+
 /** The completed answer stored for the scope within the window; CONFLICT if the request differs. */
 async function storedResponse(db: Queryable, scope: Scope, now: number): Promise<StoredResponse | undefined> {
-  const [row] = await db.query<{
-    request_hash: string;
-    response_status: number | null;
-    response_body: string | null;
-  }>(
-    `SELECT request_hash, response_status, response_body FROM idempotency_keys
-      WHERE organization_id = $1 AND credential_id = $2 AND operation_id = $3 AND idempotency_key = $4
-        AND created_at > $5`,
-    [scope.organizationId, scope.credentialId, scope.operationId, scope.key, now - IDEMPOTENCY_WINDOW_MS],
-  );
+  const row = await lookupGroupOf(db).submit({ scope, since: now - IDEMPOTENCY_WINDOW_MS });
   if (!row || row.response_status === null || row.response_body === null) return undefined;
   if (!sameRequest(row.request_hash, scope)) throw conflict();
   const body = SecretBox.isSealed(row.response_body)

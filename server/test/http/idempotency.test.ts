@@ -184,6 +184,30 @@ describe("Idempotency-Key", () => {
     for (const res of responses.filter((r) => r.statusCode !== 201)) assertApiError(res, 409, "CONFLICT");
   });
 
+  test("a burst of stored keys, new keys and a changed body, looked up together: each gets its own answer", async () => {
+    const { seeded, body } = await ownOrganization();
+    const firsts = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await anonymousConsent(t, body(`burst-${i}`), { "idempotency-key": `burst-${i}` });
+      assert.equal(res.statusCode, 201, res.body);
+      firsts.push(res);
+    }
+    const answers = await Promise.all([
+      ...firsts.map((_, i) => anonymousConsent(t, body(`burst-${i}`), { "idempotency-key": `burst-${i}` })),
+      anonymousConsent(t, body("burst-new"), { "idempotency-key": "burst-new" }),
+      anonymousConsent(t, body("burst-changed"), { "idempotency-key": "burst-2" }),
+    ]);
+    for (const [i, res] of answers.slice(0, 6).entries()) {
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.headers["idempotent-replayed"], "true");
+      assert.equal(res.body, firsts[i]!.body, `key burst-${i} replays its own answer`);
+    }
+    assert.equal(answers[6]!.statusCode, 201, answers[6]!.body);
+    assert.equal(answers[6]!.headers["idempotent-replayed"], undefined);
+    assertApiError(answers[7]!, 409, "CONFLICT");
+    assert.equal(await countRows(t, "consents", seeded.org.organizationId), 7);
+  });
+
   test("a key is scoped by credential, organisation and operation", async () => {
     const secondKey = await createApiKey(
       t.db,

@@ -8,7 +8,9 @@
 //   - Guard on the embedded database, cold (a fresh data directory);
 //   - Guard on a throwaway PostgreSQL server (migrated before the rounds).
 // and prints min / median / max of each and the medians' ratios to the two floors. The server's
-// build (server/bin/build.js) is made before the rounds, as `npm install` or the first start makes it.
+// build (server/bin/build.js) is made before the rounds, as `npm install` or the first start makes it;
+// so is the migrated snapshot the cold rounds start from (db/fresh-snapshot.ts), in the run's own
+// scratch directory.
 //   node bench/startup.mjs [--rounds 3]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -87,15 +89,24 @@ async function timeToFirst200(argv, env) {
   }
 }
 
-const guardServe = (env) => timeToFirst200(["node", GUARD, "serve"], { GUARD_LOG_FORMAT: "json", ...env });
-
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "guard-startup-"));
+fs.mkdirSync(path.join(scratch, "snapshot"));
+// The cold rounds start from a migrated snapshot this run's code made (the warm directory's
+// creation below saves it), not from whatever snapshot an earlier build left beside the server.
+const guardServe = (env) =>
+  timeToFirst200(["node", GUARD, "serve"], {
+    GUARD_LOG_FORMAT: "json",
+    GUARD_SNAPSHOT_DIR: path.join(scratch, "snapshot"),
+    ...env,
+  });
 const postgres = await startThrowawayPostgres();
 try {
   // The build, the warm data directory and the PostgreSQL schema exist before the first round.
   await timeToExit(["node", GUARD, "--version"]);
   const warmDir = path.join(scratch, "warm");
   await guardServe({ GUARD_DATA_DIR: warmDir });
+  if (!fs.readdirSync(path.join(scratch, "snapshot")).some((name) => name.endsWith(".tar")))
+    throw new Error("the first start saved no migrated snapshot: the cold rounds would take the slow path");
   const postgresEnv = {
     DATABASE_URL: postgres.adminUrl,
     GUARD_DATA_DIR: path.join(scratch, "pg"),

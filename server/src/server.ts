@@ -6,6 +6,7 @@ import { startAuditSequencer } from "./audit/sequencer.js";
 import type { Config } from "./config.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
+import type { SnapshotTar } from "./db/snapshot-tar.js";
 import { startIdempotencyPurge } from "./http/idempotency-purge.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { startLogRetentionSweep } from "./log-retention/purge.js";
@@ -48,12 +49,12 @@ export interface RunningServer {
 
 export async function openConfiguredDatabase(
   config: Config,
-  options: { fromSnapshot?: Blob | undefined } = {},
+  options: { fromSnapshot?: SnapshotTar | undefined } = {},
 ): Promise<Database> {
   return openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
-    ...(options.fromSnapshot ? { snapshot: options.fromSnapshot } : {}),
+    ...(options.fromSnapshot ? { freshSnapshot: options.fromSnapshot } : {}),
   });
 }
 

@@ -1,5 +1,6 @@
 // One query interface over both ways of running PostgreSQL: embedded PGlite (in-process, persisted
 // to a data directory) and a PostgreSQL server through `pg`. Same SQL, same migrations.
+import fs from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
@@ -7,6 +8,7 @@ import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
 import { makeDirectoryPrivate, makeTreePrivate } from "./data-dir-permissions.js";
 import { analyzeChangedTables } from "./embedded-statistics.js";
 import { PreparedStatements, runPipelined, typeParsers, type PipelinedOptions } from "./pglite-pipelined.js";
+import { removeUnpackLeftovers, unpackSnapshotTar, type SnapshotTar } from "./snapshot-tar.js";
 
 export type Row = Record<string, unknown>;
 
@@ -341,6 +343,12 @@ export interface OpenDatabaseOptions {
    * that does).
    */
   snapshot?: Blob;
+  /**
+   * PGlite in a data directory only: when it holds no database yet, these files of a migrated
+   * snapshot (fresh-snapshot.ts) are unpacked into it by Node (snapshot-tar.ts) before PGlite
+   * opens it; a database already there is opened as it is.
+   */
+  freshSnapshot?: SnapshotTar;
 }
 
 /** Dumps an embedded database to a tarball; undefined for a PostgreSQL server. */
@@ -376,6 +384,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // it; everything below a 0700 directory is out of other users' reach from then on, so the walk
     // over every file (below) waits until PGlite has started, and is made once per open.
     if (options.dataDir) makeDirectoryPrivate(options.dataDir);
+    if (dataPath) {
+      // Under the lock: no other process unpacks here, so what an interrupted unpack left goes.
+      removeUnpackLeftovers(dataPath);
+      if (options.freshSnapshot && !fs.existsSync(dataPath))
+        await unpackSnapshotTar(options.freshSnapshot, dataPath);
+    }
     // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
     const db = new PGlite(dataPath, options.snapshot ? { loadDataDir: options.snapshot } : {});
     await db.waitReady;

@@ -3,14 +3,16 @@
 // The snapshot is made once, by the first start that had to
 // create a database the slow way (or at image build, docs/deploy.md), and is kept beside the server
 // code (server/.embedded-<digest>.tar, or in GUARD_SNAPSHOT_DIR) under a digest of the migrations:
-// a release that adds a migration gets a new snapshot; the old one is removed. Best effort
-// throughout: a snapshot that cannot be read or written only means the slow path.
+// a release that adds a migration gets a new snapshot; the old one is removed. A fresh directory
+// gets the snapshot's files unpacked by Node (snapshot-tar.ts, database.ts), not by PGlite. Best
+// effort throughout: a snapshot that cannot be read, parsed or written only means the slow path.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { dumpPgliteSnapshot, type Database } from "./database.js";
 import { listMigrations } from "./migrate.js";
+import { readSnapshotTar, SnapshotTarError, type SnapshotTar } from "./snapshot-tar.js";
 
 // server/, from server/src/db/ and from a build's server/.build-<key>/db/ alike.
 const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -22,11 +24,28 @@ export function freshSnapshotFile(dir: string | undefined): string {
   return path.join(dir ?? SERVER_DIR, `${PREFIX}${digest}.tar`);
 }
 
-/** The snapshot of the current migrations, when one was made. */
-export function readFreshSnapshot(dir: string | undefined): Blob | undefined {
+/**
+ * The snapshot of the current migrations, read and checked whole, when one was made. One that does
+ * not parse (a damaged file) is removed, so the slow creation that follows saves a sound one.
+ */
+export function readFreshSnapshot(dir: string | undefined): SnapshotTar | undefined {
+  const file = freshSnapshotFile(dir);
+  let tar: Buffer;
   try {
-    return new Blob([fs.readFileSync(freshSnapshotFile(dir))]);
+    tar = fs.readFileSync(file);
   } catch {
+    return undefined;
+  }
+  try {
+    return readSnapshotTar(tar);
+  } catch (error) {
+    if (error instanceof SnapshotTarError) {
+      try {
+        fs.rmSync(file, { force: true });
+      } catch {
+        // A read-only install: every fresh directory takes the slow path.
+      }
+    }
     return undefined;
   }
 }
@@ -40,6 +59,9 @@ export async function saveFreshSnapshot(db: Database, dir: string | undefined): 
     const file = freshSnapshotFile(dir);
     const folder = path.dirname(file);
     if (fs.existsSync(file)) return;
+    // Everything reaches the data files first: a directory unpacked from the snapshot then opens
+    // with no WAL to replay (bench/README.md, "Start-up").
+    await db.query("CHECKPOINT");
     const snapshot = await dumpPgliteSnapshot(db);
     if (!snapshot) return;
     // Written beside the final name and renamed: a concurrent start never reads half a file.

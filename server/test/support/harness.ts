@@ -86,7 +86,7 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
  * migrations. Initialising PGlite from scratch (initdb + migrations) costs seconds per test file;
  * loading the snapshot costs well under one.
  */
-async function migratedSnapshot(): Promise<Blob> {
+export async function migratedSnapshot(): Promise<Blob> {
   const digest = createHash("sha256").update(JSON.stringify(listMigrations())).digest("hex").slice(0, 16);
   const file = path.join(os.tmpdir(), `guard-test-pglite-${digest}.tar`);
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);

@@ -9,11 +9,12 @@ import { validateAuditFields } from "@guard/contract";
 import { auditHashNow, type AuditKeys } from "../audit/keys.js";
 import type { Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
+import { groupBy } from "../lib/group-by.js";
 import { newId } from "../lib/ids.js";
 import { currentItemization } from "../notices/published-cache.js";
 import { publishedVersionNumbers, versionItemization } from "../notices/store.js";
 import { isTrackingPurpose, isVerifiedChild, type ItemizedEntry } from "./children.js";
-import { recordConsentEvent, recordConsentsGiven } from "./events.js";
+import { recordConsentEvent, recordConsentEvents } from "./events.js";
 import {
   auditInputOf,
   withExternalId,
@@ -23,7 +24,8 @@ import {
   type WithdrawalReason,
 } from "./model.js";
 import {
-  findStoredConsent,
+  lockConsentsByIds,
+  markConsentsWithdrawn,
   insertConsent,
   insertConsents,
   listActiveLinkedConsents,
@@ -208,10 +210,11 @@ export async function giveFirstConsents(
     };
   });
   const inserted = await insertConsents(tx, consents);
-  await recordConsentsGiven(
+  await recordConsentEvents(
     tx,
     organizationId,
     consents.filter((consent) => inserted.has(consent.consentId)),
+    "given",
     now,
   );
   return consents.map((consent) => (inserted.has(consent.consentId) ? consent : undefined));
@@ -241,11 +244,56 @@ export async function withdrawConsent(
   input: { organizationId: string; consentId: string },
   now: number,
 ): Promise<WithdrawOutcome> {
-  const stored = await findStoredConsent(tx, input.organizationId, input.consentId, { forUpdate: true });
-  if (!stored) return { outcome: "not_found" };
-  const consent = await withExternalId(tx, input.organizationId, stored);
-  if (consent.withdrawnAt !== null) return { outcome: "already_withdrawn", consent };
-  return { outcome: "withdrawn", consent: await closeConsent(tx, consent, "principal_request", now) };
+  return (await withdrawConsents(tx, [input], now))[0]!;
+}
+
+/**
+ * withdrawConsent for several consents (a group commit's withdrawals, of any organisations) in a
+ * fixed number of statements per organisation: the consents locked (in id order), marked
+ * withdrawn, and their events, chain entries and webhook events written as batches. Each input's
+ * outcome, in order; a consent named twice is withdrawn by the first and `already_withdrawn` for
+ * the others, as one after another would have it.
+ */
+export async function withdrawConsents(
+  tx: Queryable,
+  inputs: readonly { organizationId: string; consentId: string }[],
+  now: number,
+): Promise<WithdrawOutcome[]> {
+  const outcomes: WithdrawOutcome[] = inputs.map(() => ({ outcome: "not_found" }));
+  const organizations = [...groupBy(inputs.keys(), (i) => inputs[i]!.organizationId)].sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  for (const [organizationId, indexes] of organizations) {
+    const ids = [...new Set(indexes.map((i) => inputs[i]!.consentId))];
+    const stored = await lockConsentsByIds(tx, organizationId, ids);
+    const found = new Map(
+      (await withExternalIds(tx, organizationId, stored)).map((consent) => [consent.consentId, consent]),
+    );
+    const closing = [...found.values()]
+      .filter((consent) => consent.withdrawnAt === null)
+      .map((consent): Consent => ({ ...consent, withdrawnAt: now, withdrawalReason: "principal_request" }));
+    await markConsentsWithdrawn(
+      tx,
+      organizationId,
+      closing.map((consent) => consent.consentId),
+      { at: now, reason: "principal_request" },
+    );
+    await recordConsentEvents(tx, organizationId, closing, "withdrawn", now);
+    const closed = new Map(closing.map((consent) => [consent.consentId, consent]));
+    for (const i of indexes) {
+      const consentId = inputs[i]!.consentId;
+      const mine = closed.get(consentId);
+      if (mine) {
+        outcomes[i] = { outcome: "withdrawn", consent: mine };
+        closed.delete(consentId); // a second input naming it finds it already withdrawn
+        found.set(consentId, mine);
+        continue;
+      }
+      const consent = found.get(consentId);
+      if (consent) outcomes[i] = { outcome: "already_withdrawn", consent };
+    }
+  }
+  return outcomes;
 }
 
 export type GuestWithdrawOutcome =

@@ -70,22 +70,24 @@ export async function recordConsentEvent(
 }
 
 /**
- * recordConsentEvent(…, "given", now) for several new consents of one organisation, in a fixed
- * number of statements: the same events, chain entries and webhook events, written as batches.
+ * recordConsentEvent for several consents of one organisation and one change (new consents given,
+ * consents withdrawn), in a fixed number of statements: the same events, chain entries and webhook
+ * events, written as batches.
  */
-export async function recordConsentsGiven(
+export async function recordConsentEvents(
   tx: Queryable,
   organizationId: string,
   consents: readonly Consent[],
+  eventType: Exclude<ConsentEventType, "linked">,
   now: number,
 ): Promise<void> {
   if (consents.length === 0) return;
-  const events = consents.map((consent) => eventOf(consent, "given", now));
+  const events = consents.map((consent) => eventOf(consent, eventType, now));
   const entries = await appendAuditEntries(
     tx,
     organizationId,
     events.map((event) => ({
-      entryType: "consent.given",
+      entryType: `consent.${eventType}`,
       subjectId: event.consentId,
       payload: chainPayload(event),
     })),
@@ -99,7 +101,10 @@ export async function recordConsentsGiven(
   await enqueueEvents(
     tx,
     organizationId,
-    consents.map((consent) => ({ eventType: "consent.given", payload: webhookPayloadOf(consent, "given") })),
+    consents.map((consent) => ({
+      eventType: `consent.${eventType}`,
+      payload: webhookPayloadOf(consent, eventType),
+    })),
     now,
   );
 }

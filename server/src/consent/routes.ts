@@ -10,7 +10,7 @@ import { RateLimiter } from "../http/rate-limit.js";
 import { isTrackingPurpose, isVerifiedChild } from "./children.js";
 import { recordCmSignal } from "./cm-signals.js";
 import { captureAnswerOf, consentWriteGroup } from "./consent-groups.js";
-import { sequentialWriteGroup } from "../db/write-group.js";
+import { WriteGroup } from "../db/write-group.js";
 import {
   assertAuditSafe,
   closeTrackingConsentsOfChild,
@@ -19,6 +19,7 @@ import {
   listConsentsOfPrincipal,
   resolveConsentNotice,
   withdrawConsent,
+  withdrawConsents,
   withdrawGuestConsent,
   type ConsentDeps,
   type GiveConsentInput,
@@ -60,7 +61,10 @@ export const consentRoutes: RouteModule = ({ config, db, clock }) => {
   const verifier = parentalConsentVerifier(config);
   const captures = consentWriteGroup(db, clock, deps, captureAnswerOf);
   const recordedConsents = consentWriteGroup(db, clock, deps, consentRecordBody);
-  const withdrawals = sequentialWriteGroup(db, clock, withdrawConsent);
+  const withdrawals = new WriteGroup(db, clock, {
+    write: (tx, inputs: readonly { organizationId: string; consentId: string }[], now) =>
+      withdrawConsents(tx, inputs, now),
+  });
 
   /**
    * The public guest routes (capture and withdrawal) share one budget per client address and one

@@ -190,6 +190,45 @@ export async function insertConsents(
   return new Set(inserted.map((row) => row.consent_id));
 }
 
+/**
+ * Locks and returns the organisation's consents with these ids (those that exist), in id order:
+ * every group locks in one order, so two groups withdrawing the same consents wait, never deadlock.
+ */
+export async function lockConsentsByIds(
+  tx: Queryable,
+  organizationId: string,
+  consentIds: readonly string[],
+): Promise<StoredConsent[]> {
+  if (consentIds.length === 0) return [];
+  const found = await rows(
+    tx,
+    selectConsents(organizationId)
+      .where("consent_id", "in", [...consentIds])
+      .orderBy("consent_id")
+      .forUpdate(),
+  );
+  return found.map(toStoredConsent);
+}
+
+/** markConsentWithdrawn for several consents of one organisation, in one statement. */
+export async function markConsentsWithdrawn(
+  tx: Queryable,
+  organizationId: string,
+  consentIds: readonly string[],
+  withdrawal: { at: number; reason: WithdrawalReason },
+): Promise<void> {
+  if (consentIds.length === 0) return;
+  await execute(
+    tx,
+    qb
+      .updateTable("consents")
+      .set({ withdrawn_at: withdrawal.at, withdrawal_reason: withdrawal.reason })
+      .where("organization_id", "=", organizationId)
+      .where("consent_id", "in", [...consentIds])
+      .where("withdrawn_at", "is", null),
+  );
+}
+
 /** Marks an active consent withdrawn (a withdrawn one is left as it is). */
 export async function markConsentWithdrawn(
   tx: Queryable,

@@ -151,25 +151,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 /**
- * A group whose items are written one after another in the group's transaction by `writeOne`, the
- * function that also writes an item alone. For writes with no multi-row form yet: the group still
- * shares one transaction, one commit and the key statements, though each item keeps its own.
- */
-export function sequentialWriteGroup<I, T>(
-  db: Database,
-  clock: Clock,
-  writeOne: (tx: Queryable, item: I, now: number) => Promise<T>,
-): WriteGroup<I, T> {
-  return new WriteGroup<I, T>(db, clock, {
-    async write(tx, items, now) {
-      const answers: T[] = [];
-      for (const item of items) answers.push(await writeOne(tx, item, now));
-      return answers;
-    },
-  });
-}
-
-/**
  * A group whose items are written together by `writeMany`, the multi-row form of the write that
  * also writes an item alone. An item `check` refuses (throws for) goes alone, where the same check
  * fails its request with its own error and the rest of the group is written without it.

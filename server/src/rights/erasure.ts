@@ -14,7 +14,7 @@
 // (consent ids only), and the status, type, dates and history of rights requests.
 import { createHmac } from "node:crypto";
 import { lockPrincipal, pseudonymisePrincipal } from "../accounts/store.js";
-import { listConsentsOfPrincipal, withdrawConsent } from "../consent/consents.js";
+import { listConsentsOfPrincipal, withdrawConsents } from "../consent/consents.js";
 import type { Queryable } from "../db/database.js";
 import type { Actor } from "./history.js";
 import { revokeActiveNomination } from "./nominations.js";
@@ -80,11 +80,15 @@ export async function erasePrincipalData(
   const ref = { organizationId, principalId, externalId: principal.externalId };
 
   const consents = await listConsentsOfPrincipal(tx, organizationId, principalId);
-  const consentsWithdrawn: string[] = [];
-  for (const consent of consents.filter((c) => c.withdrawnAt === null)) {
-    const outcome = await withdrawConsent(tx, { organizationId, consentId: consent.consentId }, now);
-    if (outcome.outcome === "withdrawn") consentsWithdrawn.push(consent.consentId);
-  }
+  const active = consents.filter((c) => c.withdrawnAt === null);
+  const outcomes = await withdrawConsents(
+    tx,
+    active.map((consent) => ({ organizationId, consentId: consent.consentId })),
+    now,
+  );
+  const consentsWithdrawn = active
+    .filter((_, i) => outcomes[i]!.outcome === "withdrawn")
+    .map((consent) => consent.consentId);
 
   await revokeActiveNomination(tx, ref, input.actor, now, "erased");
   const redaction = { organizationId, principalId, redacted: REDACTED, now };

@@ -187,6 +187,55 @@ describe("/cm/v1 consents and withdrawals in groups", () => {
     assert.equal(report.intact, true, JSON.stringify(report.firstBrokenLink));
     assert.equal(report.problemCount, 0);
   });
+  test("withdrawals of two organisations in one burst: each answers its own consent; another's id is 404", async () => {
+    const other = await seedOrganization(t);
+    const otherNotice = (await publishTestNotice(t, other)).noticeId;
+    const give = async (org: SeededOrg, notice: string, i: number) => {
+      const email = `cm-two-${org.org.slug}-${i}@example.com`;
+      await principal(t, org, `cm-two-${i}`, email);
+      const res = await recordConsent(t, org, {
+        email,
+        noticeId: notice,
+        purpose: "Marketing",
+        dataTypes: ["email"],
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().consentId as string;
+    };
+    const here: string[] = [];
+    const there: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      here.push(await give(acme, noticeId, i));
+      there.push(await give(other, otherNotice, i));
+    }
+    const withdraw = (org: SeededOrg, consentId: string) =>
+      t.request({ method: "DELETE", url: `/cm/v1/consent/${consentId}`, headers: bearer(org.apiKey) });
+    const answers = await Promise.all([
+      ...here.map((id) => withdraw(acme, id)),
+      ...there.map((id) => withdraw(other, id)),
+      withdraw(acme, there[0]!),
+    ]);
+    for (const [i, res] of answers.slice(0, 8).entries()) {
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().consentId, [...here, ...there][i]);
+      assert.equal(res.json().status, "withdrawn");
+    }
+    assertApiError(answers[8]!, 404, "NOT_FOUND");
+    for (const [org, ids] of [
+      [acme, here],
+      [other, there],
+    ] as const) {
+      const [events] = await t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_events
+          WHERE organization_id = $1 AND event_type = 'consent.withdrawn' AND payload->>'consentId' = ANY($2)`,
+        [org.org.organizationId, ids],
+      );
+      assert.equal(events!.n, 4);
+      const report = await verifyAuditChain(t.db, org.org.organizationId, t.config.auditKeys);
+      assert.equal(report.intact, true, JSON.stringify(report.firstBrokenLink));
+      assert.equal(report.problemCount, 0);
+    }
+  });
 });
 
 describe("write groups", () => {

@@ -106,10 +106,10 @@ export async function unpackSnapshotTar(snapshot: SnapshotTar, target: string): 
   }
 }
 
-// Creating a file is most of an unpack's cost (about 1 400 of them), and its kernel work is slow
-// when other work has just deleted many files (ext4 scans past recently freed inodes). Four
-// writers (libuv's four threads) cost about 40 ms at the quiet floor and saved up to a second when
-// other processes held the CPUs (bench/README.md, "Start-up").
+// Creating a file is most of an unpack's cost, and its kernel work is slow when other work has
+// just deleted many files (ext4 scans past recently freed inodes). Four writers, one per libuv
+// thread, cost little on a quiet machine and save most when other processes hold the CPUs
+// (bench/README.md, "Start-up", has the figures).
 const WRITERS = 4;
 
 async function writeAll(files: readonly { file: string; data: Uint8Array }[]): Promise<void> {

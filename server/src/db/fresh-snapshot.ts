@@ -17,10 +17,16 @@ import { readSnapshotTar, SnapshotTarError, type SnapshotTar } from "./snapshot-
 // server/, from server/src/db/ and from a build's server/.build-<key>/db/ alike.
 const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PREFIX = ".embedded-";
+// Part of the snapshot's digest beside the migrations: a snapshot made by code that shaped it
+// differently (before the template databases were dropped) is not reused, and is removed.
+export const SNAPSHOT_LAYOUT = "checkpointed, without template databases";
 
 /** The snapshot file of the current migrations in `dir` (default: the server's directory). */
 export function freshSnapshotFile(dir: string | undefined): string {
-  const digest = createHash("sha256").update(JSON.stringify(listMigrations())).digest("hex").slice(0, 16);
+  const digest = createHash("sha256")
+    .update(JSON.stringify({ layout: SNAPSHOT_LAYOUT, migrations: listMigrations() }))
+    .digest("hex")
+    .slice(0, 16);
   return path.join(dir ?? SERVER_DIR, `${PREFIX}${digest}.tar`);
 }
 
@@ -51,6 +57,25 @@ export function readFreshSnapshot(dir: string | undefined): SnapshotTar | undefi
 }
 
 /**
+ * Drops the cluster's two template databases. A fresh directory is mostly files to create, and
+ * creating files is what makes a cold start slow and unsteady (bench/README.md, "Start-up"):
+ * template0 and template1 are 600 of its 1 380 files, and Guard never reads them. They exist for
+ * `CREATE DATABASE`, which an embedded database (one process, one database, `postgres`) never runs;
+ * dropping them is PostgreSQL's own supported operation (after clearing `IS_TEMPLATE`), not a
+ * removal of files behind its back, so the catalog stays consistent. The database in use keeps
+ * everything; a PostgreSQL server is never touched (this runs on the embedded snapshot only).
+ */
+export async function dropTemplateDatabases(db: Database): Promise<void> {
+  if (db.kind !== "pglite") return;
+  for (const name of ["template0", "template1"]) {
+    const exists = await db.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.length === 0) continue;
+    await db.query(`ALTER DATABASE ${name} IS_TEMPLATE false`);
+    await db.query(`DROP DATABASE ${name}`);
+  }
+}
+
+/**
  * Saves `db` (just created and migrated, holding nothing else) as the snapshot for later fresh
  * directories; removes snapshots of other migration sets. Never throws.
  */
@@ -59,6 +84,7 @@ export async function saveFreshSnapshot(db: Database, dir: string | undefined): 
     const file = freshSnapshotFile(dir);
     const folder = path.dirname(file);
     if (fs.existsSync(file)) return;
+    await dropTemplateDatabases(db);
     // Everything reaches the data files first: a directory unpacked from the snapshot then opens
     // with no WAL to replay (bench/README.md, "Start-up").
     await db.query("CHECKPOINT");

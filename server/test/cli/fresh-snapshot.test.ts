@@ -1,7 +1,8 @@
 // A fresh embedded data directory starts from the migrated snapshot (db/fresh-snapshot.ts), its
 // files unpacked by Node (db/snapshot-tar.ts). A snapshot that does not read whole is never used:
 // the start takes the slow path (initdb and every migration) and saves a sound snapshot in its
-// place. An unpack a killed process left half done does not stop the next start.
+// place, without the template databases Guard never uses. An unpack a killed process left half
+// done does not stop the next start.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -36,7 +37,13 @@ describe("a fresh embedded data directory and the migrated snapshot", { skip: en
     }
     const saved = fs.readFileSync(file);
     assert.ok(saved.length > sound.length / 2, "the truncated file was replaced");
-    assert.ok(readSnapshotTar(saved).entries.length > 100);
+    const names = readSnapshotTar(saved).entries.map((entry) => entry.name);
+    assert.ok(names.length > 100);
+    // template1 (oid 1) and template0 (oid 4) were dropped; the database in use (5) is whole.
+    assert.deepEqual(
+      [...new Set(names.filter((name) => name.startsWith("base/")).map((name) => name.split("/")[1]))],
+      ["5"],
+    );
   });
 
   test("an unpack a killed process left half done does not stop the next start", async () => {

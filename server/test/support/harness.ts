@@ -14,6 +14,7 @@ import { createOrganization, type Organization } from "../../src/accounts/organi
 import { createStaffUser } from "../../src/accounts/staff.js";
 import { testConfig, type Config } from "../../src/config.js";
 import { dumpPgliteSnapshot, openDatabase, type Database } from "../../src/db/database.js";
+import { dropTemplateDatabases, SNAPSHOT_LAYOUT } from "../../src/db/fresh-snapshot.js";
 import { listMigrations, migrate } from "../../src/db/migrate.js";
 import { createApp } from "../../src/app.js";
 import type { StaffRole } from "../../src/lib/credentials.js";
@@ -87,11 +88,16 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
  * loading the snapshot costs well under one.
  */
 export async function migratedSnapshot(): Promise<Blob> {
-  const digest = createHash("sha256").update(JSON.stringify(listMigrations())).digest("hex").slice(0, 16);
+  const digest = createHash("sha256")
+    .update(JSON.stringify({ layout: SNAPSHOT_LAYOUT, migrations: listMigrations() }))
+    .digest("hex")
+    .slice(0, 16);
   const file = path.join(os.tmpdir(), `guard-test-pglite-${digest}.tar`);
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const db = await openDatabase({});
   await migrate(db);
+  // The shape a fresh data directory has (db/fresh-snapshot.ts), so the tests run on it.
+  await dropTemplateDatabases(db);
   const snapshot = (await dumpPgliteSnapshot(db))!;
   await db.close();
   // Written beside the final name and renamed, so a concurrent test file never reads half a file.

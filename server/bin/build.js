@@ -2,12 +2,12 @@
 // so `guard` starts without transpiling on every run (bench/README.md, "Start-up").
 //
 // A build is keyed by what it was built from: the path and content of every file under
-// server/src and contract/src, and the OpenAPI description. It lives beside the sources at the same depth
+// server/src and contract/src, the OpenAPI description and the lockfile of the packages bundled. It lives beside the sources at the same depth
 // (server/.build-<key>/… mirrors server/src/…, contract/.build-<key>/… mirrors contract/src/…),
 // so every `new URL("../…", import.meta.url)` in the code finds the same files it finds from
 // src/. Non-TypeScript files (migrations, the demo shop) are copied. `guard` runs the bundle made
-// beside them (server/.build-<key>/guard.bundle.js: the server and contract code in one module,
-// every file in it keeping its per-file counterpart's import.meta.url). A build is written to a
+// beside them (server/.build-<key>/guard.bundle.js: the server and contract code and most packages
+// in one module, every file of ours in it keeping its per-file counterpart's import.meta.url). A build is written to a
 // temporary directory and renamed into place, so concurrent first starts never see half a build;
 // the loser of a rename race uses the winner's. Older builds are removed.
 //
@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONTRACT_DIR = path.resolve(SERVER_DIR, "../contract");
 const BUILD_PREFIX = ".build-";
-const BUILD_LAYOUT = "per-file and bundle";
+const BUILD_LAYOUT = "per-file and bundle with packages";
 const CONTRACT_SPECIFIER = "@guard/contract";
 // Parsed at build time into the contract build's openapi.json (contract/src/index.ts reads that
 // when it exists), so a start does not parse the YAML.
@@ -42,8 +42,8 @@ function filesUnder(dir) {
 
 /**
  * The key of the sources as they are now: their paths (relative, so a copied installation keeps
- * its build) and contents; any change, addition or removal changes it. Reading and hashing them
- * costs a few milliseconds.
+ * its build) and contents, and the installed packages (bundled too); any change, addition or
+ * removal changes it. Reading and hashing them costs a few milliseconds.
  */
 function sourceKey(trees) {
   // The layout of a build is part of its key: a build made by an older build.js is not reused.
@@ -53,6 +53,8 @@ function sourceKey(trees) {
     for (const file of files) add(`${path.basename(dir)}/src/${file}`, path.join(dir, "src", file));
   }
   add("contract/openapi/v1.yaml", OPENAPI_YAML);
+  const installed = installedPackagesFile();
+  if (installed) add("installed packages", installed);
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -79,10 +81,47 @@ async function buildTree(esbuild, tree, out, rewriteContract) {
   }
 }
 
-// The entry `guard` runs: the server and the contract in one file beside the per-file build, so a
-// start loads one module of ours instead of a few hundred (bench/README.md, "Start-up"). Packages
-// stay outside it and load from node_modules as before.
+// The entry `guard` runs: the server, the contract and the packages they use in one file beside the
+// per-file build, so a start loads one module instead of several hundred (resolving and reading
+// kysely's, fastify's and the others' files took about 210 of the 230 ms a start spent loading the
+// code: bench/README.md, "Start-up").
 const BUNDLE = "guard.bundle.js";
+
+// Packages that stay outside the bundle and load from node_modules at run time, because they find
+// files beside their own code: PGlite its WebAssembly and data files, pino the worker its
+// transports run (and fastify's logger is the same pino, so one copy), the API reference's
+// plugins their page assets. Optional drivers nobody installed stay unresolved.
+const EXTERNAL_PACKAGES = new Set([
+  "@electric-sql/pglite",
+  "pino",
+  "pino-pretty",
+  "@fastify/swagger",
+  "@fastify/swagger-ui",
+  "pg-native",
+]);
+
+/** The package a bare specifier names ("@scope/name/sub" → "@scope/name", "name/sub" → "name"). */
+function packageOf(specifier) {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+/**
+ * The lockfile naming the installed packages' versions, found upwards from the server: a build
+ * bundles those packages, so installing other versions must make a new build. The project's
+ * package-lock.json first (the same file wherever this tree is installed: the container image
+ * builds with every dependency and runs with the production ones, from one lockfile), else npm's
+ * record inside node_modules.
+ */
+function installedPackagesFile() {
+  for (const name of ["package-lock.json", path.join("node_modules", ".package-lock.json")]) {
+    for (let dir = SERVER_DIR; ; dir = path.dirname(dir)) {
+      if (fs.existsSync(path.join(dir, name))) return path.join(dir, name);
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Bundles `entry` (server/src/cli/main.ts) with the contract into `outFile`. Every file in it keeps
@@ -103,17 +142,24 @@ async function bundleServer(esbuild, entry, outFile, finalOutFile, builtUrlOf) {
     target: "node20",
     sourcemap: "linked",
     logLevel: "silent",
+    // The bundled CommonJS packages call require() for Node's modules and the external packages;
+    // an ES module has no require of its own.
+    banner: {
+      js: 'import { createRequire as __guardCreateRequire } from "node:module"; const require = __guardCreateRequire(import.meta.url);',
+    },
     plugins: [
       {
         name: "guard-sources",
         setup(build) {
-          // Bare specifiers are packages, loaded from node_modules at run time; the contract
-          // package's export is TypeScript, so it is bundled from its sources.
-          build.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path === CONTRACT_SPECIFIER
-              ? { path: path.join(CONTRACT_DIR, "src", "index.ts") }
-              : { path: args.path, external: true },
-          );
+          // Bare specifiers are packages, bundled from node_modules unless they must stay outside
+          // (EXTERNAL_PACKAGES; Node's own modules always do); the contract package's export is
+          // TypeScript, so it is bundled from its sources.
+          build.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (args.path === CONTRACT_SPECIFIER) return { path: path.join(CONTRACT_DIR, "src", "index.ts") };
+            if (args.path.startsWith("node:") || EXTERNAL_PACKAGES.has(packageOf(args.path)))
+              return { path: args.path, external: true };
+            return undefined;
+          });
           build.onLoad({ filter: /\.ts$/ }, (args) => {
             const source = fs.readFileSync(args.path, "utf8");
             const own = JSON.stringify(relativeTo(finalOutFile, builtUrlOf(args.path)));

@@ -30,9 +30,18 @@ const JS_METHODS = {
   getNomination: 0,
   upsertNomination: 1,
   revokeNomination: 0,
+  withdrawConsentByToken: 1,
 };
-/** What a page's backend does for it with @guard/server: broker its token, check the result. */
-const BACKEND_METHODS = { brokerToken: 1, getConsentStatus: 1 };
+/**
+ * What the fiduciary's backend does around the page with @guard/server: broker its token, record
+ * an IVR call's consent (whose withdrawal token the page then takes), check the result.
+ */
+const BACKEND_METHODS = {
+  brokerToken: 1,
+  getConsentStatus: 1,
+  recordIvrConsentArtifact: 1,
+  verifyConsent: 1,
+};
 const HELPERS = { hasConsent: js.hasConsent };
 
 await runConformance({

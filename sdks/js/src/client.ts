@@ -42,6 +42,7 @@ import type {
   Organization,
   PageParams,
   RevokeNominationResult,
+  WithdrawalByTokenResult,
 } from "./types.js";
 import { uuidV4 } from "./uuid.js";
 import { PACKAGE_NAME, VERSION } from "./version.js";
@@ -285,6 +286,28 @@ export class GuardClient {
   ): Promise<AnonymousWithdrawal> {
     return this.request(
       { method: "POST", path: "/api/v1/consents/anonymous/withdraw", body: input, create: true },
+      options,
+    );
+  }
+
+  /**
+   * Withdraws every consent an offline withdrawal token stands for: the token printed on a slip or
+   * read out after a consent given on a device, a QR page, at a point of sale or on a call (DPDP
+   * s.6(4): withdrawing as easy as giving). No credential: the token is the proof, so a page that
+   * asks the visitor for it can withdraw from the browser. Idempotent (a repeat lists the consents
+   * under `alreadyWithdrawn`), so it is retried; an unknown token is a `GuardApiError` with status 404.
+   */
+  withdrawConsentByToken(
+    withdrawalToken: string,
+    options?: RequestOptions,
+  ): Promise<WithdrawalByTokenResult> {
+    return this.request(
+      {
+        method: "POST",
+        path: "/api/v1/offline/withdrawals",
+        body: { withdrawalToken },
+        naturallyIdempotent: true,
+      },
       options,
     );
   }

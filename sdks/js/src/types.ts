@@ -35,6 +35,7 @@ export type AnonymousConsent = ResponseBody<"giveConsentAnonymous", 201>;
 export type AnonymousWithdrawalInput = RequestBody<"withdrawConsentAnonymous">;
 export type AnonymousWithdrawal = ResponseBody<"withdrawConsentAnonymous", 200>;
 export type LinkAnonymousConsentResult = ResponseBody<"linkAnonymousConsent", 200>;
+export type WithdrawalByTokenResult = ResponseBody<"withdrawConsentByToken", 200>;
 
 export type DsrRequest = Schemas["DsrRequest"];
 export type DsrRequestList = ResponseBody<"listDsrRequestsForCurrentUser", 200>;

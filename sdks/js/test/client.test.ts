@@ -288,6 +288,42 @@ test("withdrawAnonymousConsent posts the guest's withdrawal with its own key, re
   assert.match([...keys][0]!, UUID_V4);
 });
 
+test("withdrawConsentByToken posts the token with no credential and no key, retried as it is", async () => {
+  const { client, requests } = setup(
+    [
+      { status: 503 },
+      {
+        status: 200,
+        body: {
+          withdrawn: [
+            { consentId: "cns_1", purpose: "Marketing", noticeId: "ntc_0123456789", withdrawnAt: 7 },
+          ],
+          alreadyWithdrawn: ["cns_0"],
+        },
+      },
+    ],
+    { accessToken: "principal-token" },
+  );
+  const result = await client.withdrawConsentByToken("wdt_0123456789abcdefghijklmnopqrstuv");
+  assert.equal(result.withdrawn[0]!.withdrawnAt, 7);
+  assert.deepEqual(result.alreadyWithdrawn, ["cns_0"]);
+  assert.deepEqual(
+    requests.map((r) => [
+      r.method,
+      new URL(r.url).pathname,
+      r.headers.get("authorization"),
+      r.headers.get("idempotency-key"),
+    ]),
+    [
+      ["POST", "/api/v1/offline/withdrawals", null, null],
+      ["POST", "/api/v1/offline/withdrawals", null, null],
+    ],
+  );
+  assert.deepEqual(JSON.parse(requests[1]!.body!), {
+    withdrawalToken: "wdt_0123456789abcdefghijklmnopqrstuv",
+  });
+});
+
 test("a given key is sent as is; non-create calls send none", async () => {
   const { client, requests } = setup([], { accessToken: "tok" });
   await client.giveAnonymousConsent(ANONYMOUS_CONSENT, { idempotencyKey: "consent-1" });

@@ -24,6 +24,7 @@ const DsrDetail = lazy(() => import("./pages/rights/DsrDetail.js"));
 const GrievanceDetail = lazy(() => import("./pages/rights/GrievanceDetail.js"));
 const ConsentLookup = lazy(() => import("./pages/consent-lookup/index.js"));
 const ConsentGate = lazy(() => import("./pages/consent-gate/index.js"));
+const Offline = lazy(() => import("./pages/offline/index.js"));
 const Organisation = lazy(() => import("./pages/organisation/index.js"));
 const Export = lazy(() => import("./pages/export/index.js"));
 const ProcessingActivities = lazy(() => import("./pages/registers/ProcessingActivities.js"));
@@ -44,6 +45,7 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/rights/:queue", page: Rights },
   { pattern: "/consent-lookup", page: ConsentLookup },
   { pattern: "/consent-gate", page: ConsentGate },
+  { pattern: "/offline", page: Offline },
   { pattern: "/organisation", page: Organisation },
   { pattern: "/export", page: Export },
   { pattern: "/ropa", page: ProcessingActivities },
@@ -76,6 +78,7 @@ export const NAV: NavItem[] = [
   },
   { label: "Consent lookup", to: "/consent-lookup" },
   { label: "Consent Gate", to: "/consent-gate" },
+  { label: "Offline capture", to: "/offline" },
   {
     label: "Registers",
     to: "/ropa",

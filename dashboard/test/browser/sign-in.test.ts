@@ -28,6 +28,7 @@ const NAV_PAGES = [
   "Grievances",
   "Consent lookup",
   "Consent Gate",
+  "Offline capture",
   "Organisation",
   "Export",
 ];

@@ -17,7 +17,7 @@ import {
 } from "../../ui/index.js";
 import { PagedBody } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
-import { CapabilityOff, isSwitchedOff, NoteField, withNoteError } from "./shared.js";
+import { CapabilityOff, isSwitchedOff, NoteField, ShowFilter, withNoteError } from "./shared.js";
 
 type Capture = Schemas["OfflineCaptureRecord"];
 type Reason = NonNullable<Capture["reason"]>;
@@ -226,20 +226,12 @@ export function CapturesSection() {
         <>
           {/* Nothing to wrap: the guard tells a viewer why the rows carry no review buttons. */}
           <WriteGuard>{null}</WriteGuard>
-          <label className="integrations-inline">
-            Show{" "}
-            <select
-              value={filter}
-              onChange={(e) => setFilter(e.target.value as CaptureFilter)}
-              aria-label="Which capture sessions to show"
-            >
-              {CAPTURE_FILTERS.map((f) => (
-                <option key={f.value} value={f.value}>
-                  {f.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ShowFilter
+            value={filter}
+            onChange={setFilter}
+            options={CAPTURE_FILTERS}
+            label="Which capture sessions to show"
+          />
           <PagedBody list={list} what="capture sessions">
             <DataTable
               caption="Capture sessions"

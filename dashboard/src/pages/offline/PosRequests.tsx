@@ -15,7 +15,7 @@ import {
 } from "../../ui/index.js";
 import { PagedBody } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
-import { CapabilityOff, isSwitchedOff, NoteField, withNoteError } from "./shared.js";
+import { CapabilityOff, isSwitchedOff, NoteField, ShowFilter, withNoteError } from "./shared.js";
 
 type PosRequest = Schemas["PosConsentRequest"];
 type PosStatus = PosRequest["status"];
@@ -146,20 +146,12 @@ export function PosSection() {
         <>
           {/* Nothing to wrap: the guard tells a viewer why expired requests carry no close button. */}
           <WriteGuard>{null}</WriteGuard>
-          <label className="integrations-inline">
-            Show{" "}
-            <select
-              value={status}
-              onChange={(e) => setStatus(e.target.value as PosStatus)}
-              aria-label="Which point-of-sale requests to show"
-            >
-              {POS_STATUSES.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ShowFilter
+            value={status}
+            onChange={setStatus}
+            options={POS_STATUSES}
+            label="Which point-of-sale requests to show"
+          />
           <PagedBody list={list} what="point-of-sale requests">
             <DataTable
               caption="Requests from tills"

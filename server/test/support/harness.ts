@@ -20,10 +20,17 @@ import { readSnapshotTar, type SnapshotTar } from "../../src/db/snapshot-tar.js"
 import { createApp } from "../../src/app.js";
 import type { StaffRole } from "../../src/lib/credentials.js";
 import { ManualClock } from "../../src/lib/clock.js";
+import { usePasswordHashCostForTests } from "../../src/lib/secrets.js";
 import { randomBase62 } from "../../src/lib/ids.js";
 import { ROUTE_MODULES } from "../../src/routes.js";
 
 export const engine = (process.env.GUARD_TEST_DB ?? "pglite") as "pglite" | "postgres";
+
+// Staff passwords hashed at scrypt N=2^10 instead of 2^15 in every test process that loads the
+// harness (about 2 ms a hash instead of 60): the suites create and sign in thousands of staff
+// accounts. The real cost is tested where it matters (server/test/lib/secrets.test.ts) and the CLI
+// tests' `guard` processes keep it.
+usePasswordHashCostForTests(2 ** 10);
 
 /** A new, empty PostgreSQL database on the test cluster; returns its URL. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

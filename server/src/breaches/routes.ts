@@ -6,7 +6,7 @@
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
 import { operatorOf } from "../http/credentials.js";
-import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
+import { staffOrServiceActor } from "../lib/credentials.js";
 import { unauthorized } from "../lib/failure.js";
 import { addAffectedPrincipals, notifyAffectedPrincipals } from "./principals.js";
 import {
@@ -18,15 +18,9 @@ import {
   staffBreach,
   staffBreachPage,
   updateBreachRecord,
-  type BreachActor,
 } from "./register.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-const actorOf = (operator: StaffCredential | ServiceCredential): BreachActor =>
-  operator.kind === "staff"
-    ? { kind: "staff", id: operator.staffId }
-    : { kind: "service", id: operator.apiKeyId };
 
 export const breachRoutes: RouteModule<AppContext> = ({ db, clock, notifier }) => [
   // ----- partner ---------------------------------------------------------------------------------
@@ -73,7 +67,7 @@ export const breachRoutes: RouteModule<AppContext> = ({ db, clock, notifier }) =
       return tools.write(async (tx) => {
         const breach = await recordBreach(
           tx,
-          { organizationId: operator.organizationId, ...request.body, actor: actorOf(operator) },
+          { organizationId: operator.organizationId, ...request.body, actor: staffOrServiceActor(operator) },
           now,
         );
         return staffBreach(tx, breach, now);
@@ -93,7 +87,7 @@ export const breachRoutes: RouteModule<AppContext> = ({ db, clock, notifier }) =
             organizationId: operator.organizationId,
             breachId: request.params.breachId,
             ...request.body,
-            actor: actorOf(operator),
+            actor: staffOrServiceActor(operator),
           },
           now,
         );
@@ -115,7 +109,7 @@ export const breachRoutes: RouteModule<AppContext> = ({ db, clock, notifier }) =
             breachId: request.params.breachId,
             externalIds: request.body.externalIds,
             purposes: request.body.purposes,
-            actor: actorOf(operator),
+            actor: staffOrServiceActor(operator),
           },
           now,
         );
@@ -136,7 +130,7 @@ export const breachRoutes: RouteModule<AppContext> = ({ db, clock, notifier }) =
           organizationId: operator.organizationId,
           breachId: request.params.breachId,
           ...request.body,
-          actor: actorOf(operator),
+          actor: staffOrServiceActor(operator),
         },
         () => clock.now(),
       );

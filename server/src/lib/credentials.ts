@@ -39,5 +39,19 @@ export interface OperatorCredential {
 
 export type Credential = ServiceCredential | PrincipalCredential | StaffCredential | OperatorCredential;
 
+/**
+ * Who made a write that a staff session or a service key may make, as the domains record it (chain
+ * payloads, history rows): the staff member's id or the API key's id. Each domain's own actor type
+ * (which may also allow "system") accepts it.
+ */
+export function staffOrServiceActor(credential: StaffCredential | ServiceCredential): {
+  kind: "staff" | "service";
+  id: string;
+} {
+  return credential.kind === "staff"
+    ? { kind: "staff", id: credential.staffId }
+    : { kind: "service", id: credential.apiKeyId };
+}
+
 /** The credential kinds an operation's contract `security` may accept, in the contract's names. */
 export type SecurityKind = "serviceKey" | "principalToken" | "staffSession" | "operatorToken";

@@ -6,9 +6,8 @@
 import type { AppContext } from "../app.js";
 import type { RouteModule } from "../http/app.js";
 import { operatorOf, serviceOf } from "../http/credentials.js";
-import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
+import { staffOrServiceActor } from "../lib/credentials.js";
 import { ropaActivities } from "./activities.js";
-import type { RetentionActor } from "./common.js";
 import { cancelByStaff, confirmExecuted, pageDueErasures, pageErasures } from "./erasures.js";
 import { recordRetentionEvent } from "./events.js";
 import { holdsToWire, pageHolds, placeHold, releaseHold } from "./holds.js";
@@ -23,11 +22,6 @@ import {
 } from "./policies.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-const actorOf = (operator: StaffCredential | ServiceCredential): RetentionActor =>
-  operator.kind === "staff"
-    ? { kind: "staff", id: operator.staffId }
-    : { kind: "service", id: operator.apiKeyId };
 
 export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
   // ----- partner routes (service key) -------------------------------------------------------------
@@ -51,7 +45,7 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
             organizationId: service.organizationId,
             scheduledErasureId: request.params.scheduledErasureId,
             executedAt: request.body.executedAt,
-            actor: actorOf(service),
+            actor: staffOrServiceActor(service),
           },
           now,
         ),
@@ -78,7 +72,11 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
         policyToWire(
           await createPolicy(
             tx,
-            { organizationId: operator.organizationId, body: request.body, actor: actorOf(operator) },
+            {
+              organizationId: operator.organizationId,
+              body: request.body,
+              actor: staffOrServiceActor(operator),
+            },
             ropaActivities,
             now,
           ),
@@ -107,7 +105,7 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
               organizationId: operator.organizationId,
               policyId: request.params.policyId,
               body: request.body,
-              actor: actorOf(operator),
+              actor: staffOrServiceActor(operator),
             },
             now,
           ),
@@ -128,7 +126,7 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
             {
               organizationId: operator.organizationId,
               policyId: request.params.policyId,
-              actor: actorOf(operator),
+              actor: staffOrServiceActor(operator),
             },
             now,
           ),
@@ -163,7 +161,11 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
       return tools.write(async (tx) => {
         const hold = await placeHold(
           tx,
-          { organizationId: operator.organizationId, body: request.body, actor: actorOf(operator) },
+          {
+            organizationId: operator.organizationId,
+            body: request.body,
+            actor: staffOrServiceActor(operator),
+          },
           now,
         );
         return (await holdsToWire(tx, operator.organizationId, [hold], now))[0]!;
@@ -183,7 +185,7 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
             organizationId: operator.organizationId,
             holdId: request.params.holdId,
             reason: request.body.reason,
-            actor: actorOf(operator),
+            actor: staffOrServiceActor(operator),
           },
           now,
         );
@@ -202,7 +204,11 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
       return tools.write((tx) =>
         recordRetentionEvent(
           tx,
-          { organizationId: operator.organizationId, body: request.body, actor: actorOf(operator) },
+          {
+            organizationId: operator.organizationId,
+            body: request.body,
+            actor: staffOrServiceActor(operator),
+          },
           now,
         ),
       );
@@ -235,7 +241,7 @@ export const retentionRoutes: RouteModule<AppContext> = ({ db, clock }) => [
             organizationId: operator.organizationId,
             scheduledErasureId: request.params.scheduledErasureId,
             reason: request.body.reason,
-            actor: actorOf(operator),
+            actor: staffOrServiceActor(operator),
           },
           now,
         ),

@@ -7,7 +7,7 @@ import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../app.js";
 import { operatorOf, serviceOf } from "../http/credentials.js";
 import type { RouteModule } from "../http/app.js";
-import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
+import { staffOrServiceActor } from "../lib/credentials.js";
 import {
   activityToWire,
   createActivity,
@@ -17,15 +17,9 @@ import {
   setActivityArchived,
   transferToWire,
   updateActivity,
-  type ActivityActor,
 } from "./activities.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-const actorOf = (operator: StaffCredential | ServiceCredential): ActivityActor =>
-  operator.kind === "staff"
-    ? { kind: "staff", id: operator.staffId }
-    : { kind: "service", id: operator.apiKeyId };
 
 export const ropaRoutes: RouteModule<AppContext> = ({ db, clock }) => {
   const setArchived = (request: FastifyRequest & { params: { activityId: string } }, archived: boolean) => {
@@ -38,7 +32,7 @@ export const ropaRoutes: RouteModule<AppContext> = ({ db, clock }) => {
           {
             organizationId: operator.organizationId,
             activityId: request.params.activityId,
-            actor: actorOf(operator),
+            actor: staffOrServiceActor(operator),
             archived,
           },
           now,
@@ -66,7 +60,11 @@ export const ropaRoutes: RouteModule<AppContext> = ({ db, clock }) => {
           activityToWire(
             await createActivity(
               tx,
-              { organizationId: operator.organizationId, body: request.body, actor: actorOf(operator) },
+              {
+                organizationId: operator.organizationId,
+                body: request.body,
+                actor: staffOrServiceActor(operator),
+              },
               now,
             ),
           ),
@@ -94,7 +92,7 @@ export const ropaRoutes: RouteModule<AppContext> = ({ db, clock }) => {
                 organizationId: operator.organizationId,
                 activityId: request.params.activityId,
                 patch: request.body,
-                actor: actorOf(operator),
+                actor: staffOrServiceActor(operator),
               },
               now,
             ),

@@ -2,18 +2,9 @@
 // organisation is always the credential's; nothing in the request can name another one.
 import type { RouteModule } from "../http/app.js";
 import { operatorOf } from "../http/credentials.js";
-import type { ServiceCredential, StaffCredential } from "../lib/credentials.js";
+import { staffOrServiceActor } from "../lib/credentials.js";
 import { notFound } from "../lib/failure.js";
-import {
-  readOrganizationSettings,
-  updateOrganizationSettings,
-  type SettingsActor,
-} from "./organization-settings.js";
-
-const actorOf = (operator: StaffCredential | ServiceCredential): SettingsActor =>
-  operator.kind === "staff"
-    ? { kind: "staff", id: operator.staffId }
-    : { kind: "service", id: operator.apiKeyId };
+import { readOrganizationSettings, updateOrganizationSettings } from "./organization-settings.js";
 
 export const organizationSettingsRoutes: RouteModule = ({ db, clock }) => [
   {
@@ -33,7 +24,11 @@ export const organizationSettingsRoutes: RouteModule = ({ db, clock }) => [
       return db.transaction((tx) =>
         updateOrganizationSettings(
           tx,
-          { organizationId: operator.organizationId, patch: request.body, actor: actorOf(operator) },
+          {
+            organizationId: operator.organizationId,
+            patch: request.body,
+            actor: staffOrServiceActor(operator),
+          },
           clock.now(),
         ),
       );

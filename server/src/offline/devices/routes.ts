@@ -6,15 +6,10 @@
 import type { AppContext } from "../../app.js";
 import type { RouteModule } from "../../http/app.js";
 import { operatorOf } from "../../http/credentials.js";
-import type { ServiceCredential, StaffCredential } from "../../lib/credentials.js";
-import { deviceToWire, enrolDevice, pageDevices, revokeDevice, type DeviceActor } from "./devices.js";
+import { staffOrServiceActor } from "../../lib/credentials.js";
+import { deviceToWire, enrolDevice, pageDevices, revokeDevice } from "./devices.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-const actorOf = (operator: StaffCredential | ServiceCredential): DeviceActor =>
-  operator.kind === "staff"
-    ? { kind: "staff", id: operator.staffId }
-    : { kind: "service", id: operator.apiKeyId };
 
 export const deviceRoutes: RouteModule<AppContext> = ({ db, clock }) => [
   {
@@ -36,7 +31,11 @@ export const deviceRoutes: RouteModule<AppContext> = ({ db, clock }) => [
         deviceToWire(
           await enrolDevice(
             tx,
-            { organizationId: operator.organizationId, ...request.body, actor: actorOf(operator) },
+            {
+              organizationId: operator.organizationId,
+              ...request.body,
+              actor: staffOrServiceActor(operator),
+            },
             now,
           ),
         ),
@@ -57,7 +56,7 @@ export const deviceRoutes: RouteModule<AppContext> = ({ db, clock }) => [
               organizationId: operator.organizationId,
               deviceId: request.params.deviceId,
               reason: request.body.reason,
-              actor: actorOf(operator),
+              actor: staffOrServiceActor(operator),
             },
             now,
           ),

@@ -2,28 +2,15 @@
 // disable (a staff session or the service key). All three are behind the `offline_consent_links`
 // capability (capabilities/capabilities.ts), checked centrally before a handler runs; the principal's
 // page is page.ts. Another organisation's link is a 404.
-import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../../app.js";
 import type { RouteModule } from "../../http/app.js";
-import { operatorOf } from "../../http/credentials.js";
-import type { ServiceCredential, StaffCredential } from "../../lib/credentials.js";
-import { unauthorized } from "../../lib/failure.js";
+import { operatorOf, serviceOf } from "../../http/credentials.js";
+import { staffOrServiceActor } from "../../lib/credentials.js";
 import { spendOfflineBudget } from "../routes.js";
-import { checkNewLink, createLink, disableLink, pageLinks, type LinkActor } from "./links.js";
+import { checkNewLink, createLink, disableLink, pageLinks } from "./links.js";
 import { LINK_PAGE_PATH } from "./page.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-function serviceOf(request: FastifyRequest): ServiceCredential {
-  const credential = request.credential;
-  if (credential?.kind === "service") return credential;
-  throw unauthorized();
-}
-
-const actorOf = (operator: StaffCredential | ServiceCredential): LinkActor =>
-  operator.kind === "staff"
-    ? { kind: "staff", id: operator.staffId }
-    : { kind: "service", id: operator.apiKeyId };
 
 export const linkRoutes: RouteModule<AppContext> = ({ db, clock, config }) => [
   {
@@ -39,7 +26,7 @@ export const linkRoutes: RouteModule<AppContext> = ({ db, clock, config }) => [
         purpose: request.body.purpose,
         dataTypes: request.body.dataTypes,
         label: request.body.label,
-        actor: actorOf(service),
+        actor: staffOrServiceActor(service),
       };
       await checkNewLink(db, input);
       // GUARD_PUBLIC_URL when set (behind a proxy the request's own origin may be internal).
@@ -70,7 +57,7 @@ export const linkRoutes: RouteModule<AppContext> = ({ db, clock, config }) => [
           {
             organizationId: operator.organizationId,
             linkId: request.params.linkId,
-            actor: actorOf(operator),
+            actor: staffOrServiceActor(operator),
           },
           now,
         ),

@@ -2,14 +2,15 @@
 // so `guard` starts without transpiling on every run (bench/README.md, "Start-up").
 //
 // A build is keyed by what it was built from: the path and content of every file under
-// server/src and contract/src, the OpenAPI description and the lockfile of the packages bundled. It lives beside the sources at the same depth
-// (server/.build-<key>/… mirrors server/src/…, contract/.build-<key>/… mirrors contract/src/…),
-// so every `new URL("../…", import.meta.url)` in the code finds the same files it finds from
-// src/. Non-TypeScript files (migrations, the demo shop) are copied. `guard` runs the bundle made
-// beside them (server/.build-<key>/guard.bundle.js: the server and contract code and most packages
-// in one module, every file of ours in it keeping its per-file counterpart's import.meta.url). A build is written to a
-// temporary directory and renamed into place, so concurrent first starts never see half a build;
-// the loser of a rename race uses the winner's. Older builds are removed.
+// server/src and contract/src, the OpenAPI description and the lockfile of the packages bundled.
+// It lives beside the sources at the same depth (server/.build-<key>/… mirrors server/src/…,
+// contract/.build-<key>/… mirrors contract/src/…), so every `new URL("../…", import.meta.url)` in
+// the code finds the same files it finds from src/. Non-TypeScript files (migrations, the demo
+// shop) are copied. `guard` runs the bundle made beside them (server/.build-<key>/guard.bundle.js:
+// the server and contract code and most packages in one module, every file of ours in it keeping
+// its per-file counterpart's import.meta.url). A build is written to a temporary directory and
+// renamed into place, so concurrent first starts never see half a build; the loser of a rename
+// race uses the winner's. Older builds are removed.
 //
 // Plain JavaScript on purpose: this runs before anything can be transpiled.
 import { createHash } from "node:crypto";
@@ -83,8 +84,7 @@ async function buildTree(esbuild, tree, out, rewriteContract) {
 
 // The entry `guard` runs: the server, the contract and the packages they use in one file beside the
 // per-file build, so a start loads one module instead of several hundred (resolving and reading
-// kysely's, fastify's and the others' files took about 210 of the 230 ms a start spent loading the
-// code: bench/README.md, "Start-up").
+// the packages' own files was most of a start's module loading: bench/README.md, "Start-up").
 const BUNDLE = "guard.bundle.js";
 
 // Packages that stay outside the bundle and load from node_modules at run time, because they find

@@ -19,15 +19,19 @@ const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".
 const PREFIX = ".embedded-";
 // Part of the snapshot's digest beside the migrations: a snapshot made by code that shaped it
 // differently (before the template databases were dropped) is not reused, and is removed.
-export const SNAPSHOT_LAYOUT = "checkpointed, without template databases";
+const SNAPSHOT_LAYOUT = "checkpointed, without template databases";
 
-/** The snapshot file of the current migrations in `dir` (default: the server's directory). */
-export function freshSnapshotFile(dir: string | undefined): string {
-  const digest = createHash("sha256")
+/** A digest of the current migrations and the snapshot's layout: what a snapshot is valid for. */
+export function snapshotDigest(): string {
+  return createHash("sha256")
     .update(JSON.stringify({ layout: SNAPSHOT_LAYOUT, migrations: listMigrations() }))
     .digest("hex")
     .slice(0, 16);
-  return path.join(dir ?? SERVER_DIR, `${PREFIX}${digest}.tar`);
+}
+
+/** The snapshot file of the current migrations in `dir` (default: the server's directory). */
+export function freshSnapshotFile(dir: string | undefined): string {
+  return path.join(dir ?? SERVER_DIR, `${PREFIX}${snapshotDigest()}.tar`);
 }
 
 /**

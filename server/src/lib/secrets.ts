@@ -44,7 +44,7 @@ let scryptN = SCRYPT.N;
 
 /**
  * Tests only: hash new passwords with a smaller scrypt cost (N), so the suites' thousands of staff
- * sign-ins do not each spend 60 ms of a core. Verification always uses the cost stored with the
+ * sign-ins do not each pay the deliberate cost. Verification always uses the cost stored with the
  * hash, so this changes nothing else. Nothing outside the test harness calls it; the service has
  * no setting for it.
  */

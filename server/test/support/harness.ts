@@ -3,7 +3,7 @@
 // maintenance database), and an app built around it for inject() calls.
 import { bannerScriptFrom, type BannerScript } from "../../src/banner/script.js";
 import type { DashboardBuild } from "../../src/web/dashboard.js";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,8 +14,8 @@ import { createOrganization, type Organization } from "../../src/accounts/organi
 import { createStaffUser } from "../../src/accounts/staff.js";
 import { testConfig, type Config } from "../../src/config.js";
 import { dumpPgliteSnapshot, openDatabase, type Database } from "../../src/db/database.js";
-import { dropTemplateDatabases, SNAPSHOT_LAYOUT } from "../../src/db/fresh-snapshot.js";
-import { listMigrations, migrate } from "../../src/db/migrate.js";
+import { dropTemplateDatabases, snapshotDigest } from "../../src/db/fresh-snapshot.js";
+import { migrate } from "../../src/db/migrate.js";
 import { readSnapshotTar, type SnapshotTar } from "../../src/db/snapshot-tar.js";
 import { createApp } from "../../src/app.js";
 import type { StaffRole } from "../../src/lib/credentials.js";
@@ -27,8 +27,7 @@ import { ROUTE_MODULES } from "../../src/routes.js";
 export const engine = (process.env.GUARD_TEST_DB ?? "pglite") as "pglite" | "postgres";
 
 // Staff passwords hashed at scrypt N=2^10 instead of 2^15 in every test process that loads the
-// harness (about 2 ms a hash instead of 60): the suites create and sign in thousands of staff
-// accounts. The real cost is tested where it matters (server/test/lib/secrets.test.ts) and the CLI
+// harness (scripts/README.md): the suites create and sign in thousands of staff accounts. The real cost is tested where it matters (server/test/lib/secrets.test.ts) and the CLI
 // tests' `guard` processes keep it.
 usePasswordHashCostForTests(2 ** 10);
 
@@ -85,9 +84,9 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
       },
     };
   }
-  // In a data directory unpacked from the snapshot, as a fresh `guard serve` opens one: about a
-  // quarter of the time PGlite's loadDataDir takes to build the same cluster in memory (its files
-  // written through the WebAssembly file layer), on tmpfs where there is one.
+  // In a data directory unpacked from the snapshot, as a fresh `guard serve` opens one: faster than
+  // PGlite's loadDataDir building the same cluster in memory through its WebAssembly file layer
+  // (scripts/README.md), on tmpfs where there is one.
   const dataDir = fs.mkdtempSync(path.join(TEST_DATA_ROOT, `${TEST_DATA_PREFIX}${process.pid}-`));
   openTestDirectories.add(dataDir);
   try {
@@ -115,6 +114,7 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
 // container's default is 64 MB; a database is about 30 MB), else the temp dir; named by the test
 // process's pid so that one a killed process left is found and removed by the next.
 const TEST_DATA_ROOT = tmpfsWithRoom("/dev/shm", 2 * 1024 ** 3) ?? os.tmpdir();
+const TEST_DATA_PREFIX = "guard-test-db-";
 
 function tmpfsWithRoom(dir: string, bytes: number): string | undefined {
   try {
@@ -124,7 +124,7 @@ function tmpfsWithRoom(dir: string, bytes: number): string | undefined {
     return undefined;
   }
 }
-const TEST_DATA_PREFIX = "guard-test-db-";
+
 let testSnapshot: Promise<SnapshotTar> | undefined;
 // A test that never disposes its database leaves its directory; removed as the process exits.
 const openTestDirectories = new Set<string>();
@@ -165,11 +165,7 @@ function processIsAlive(pid: number): boolean {
  * loading the snapshot costs well under one.
  */
 export async function migratedSnapshot(): Promise<Blob> {
-  const digest = createHash("sha256")
-    .update(JSON.stringify({ layout: SNAPSHOT_LAYOUT, migrations: listMigrations() }))
-    .digest("hex")
-    .slice(0, 16);
-  const file = path.join(os.tmpdir(), `guard-test-pglite-${digest}.tar`);
+  const file = path.join(os.tmpdir(), `guard-test-pglite-${snapshotDigest()}.tar`);
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const db = await openDatabase({});
   await migrate(db);

@@ -17,7 +17,7 @@ import {
   WriteGuard,
   type Column,
 } from "../../ui/index.js";
-import { PagedBody } from "./ListStatus.js";
+import { PagedBody, ShowFilter } from "./ListStatus.js";
 import { usePagedList } from "./usePagedList.js";
 
 type Device = Schemas["OfflineDevice"];
@@ -31,6 +31,13 @@ export const DEVICE_CHANNELS: { value: Channel; label: string }[] = [
   { value: "ivr", label: "IVR" },
 ];
 const channelLabel = (channel: Channel) => DEVICE_CHANNELS.find((c) => c.value === channel)?.label ?? channel;
+
+type DeviceFilter = "" | "active" | "revoked";
+const DEVICE_FILTERS: { value: DeviceFilter; label: string }[] = [
+  { value: "", label: "All devices" },
+  { value: "active", label: "Active only" },
+  { value: "revoked", label: "Revoked only" },
+];
 
 const FIELDS = ["label", "channel", "publicKeySpki"] as const;
 
@@ -51,7 +58,7 @@ export function spkiFromPasted(text: string): string {
 
 export function DevicesSection() {
   const canWrite = useCanWrite();
-  const [status, setStatus] = useState<"" | "active" | "revoked">("");
+  const [status, setStatus] = useState<DeviceFilter>("");
   const list = usePagedList(
     async (cursor) => {
       const data = await ok(
@@ -144,18 +151,12 @@ export function DevicesSection() {
               }}
             />
           </WriteGuard>
-          <label className="integrations-inline">
-            Show{" "}
-            <select
-              value={status}
-              onChange={(e) => setStatus(e.target.value as "" | "active" | "revoked")}
-              aria-label="Which devices to show"
-            >
-              <option value="">All devices</option>
-              <option value="active">Active only</option>
-              <option value="revoked">Revoked only</option>
-            </select>
-          </label>
+          <ShowFilter
+            value={status}
+            onChange={setStatus}
+            options={DEVICE_FILTERS}
+            label="Which devices to show"
+          />
           <PagedBody list={list} what="devices">
             <DataTable
               caption="Enrolled devices"

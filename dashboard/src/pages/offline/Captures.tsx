@@ -15,9 +15,9 @@ import {
   WriteGuard,
   type Column,
 } from "../../ui/index.js";
-import { PagedBody } from "../integrations/ListStatus.js";
+import { PagedBody, ShowFilter } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
-import { CapabilityOff, isSwitchedOff, NoteField, ShowFilter, withNoteError } from "./shared.js";
+import { CapabilityOff, isSwitchedOff, NoteField, withNoteError } from "./shared.js";
 
 type Capture = Schemas["OfflineCaptureRecord"];
 type Reason = NonNullable<Capture["reason"]>;

@@ -13,12 +13,17 @@ import {
   WriteGuard,
   type Column,
 } from "../../ui/index.js";
-import { PagedBody } from "../integrations/ListStatus.js";
+import { PagedBody, ShowFilter } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
 import { CapabilityOff, isSwitchedOff } from "./shared.js";
 
 type Link = Schemas["OfflineConsentLinkRecord"];
 type LinkFilter = "" | "active" | "disabled";
+const LINK_FILTERS: { value: LinkFilter; label: string }[] = [
+  { value: "", label: "All links" },
+  { value: "active", label: "Active only" },
+  { value: "disabled", label: "Disabled only" },
+];
 
 const linkName = (l: Link) => l.label ?? l.linkId;
 
@@ -137,18 +142,12 @@ export function LinksSection() {
         <>
           {/* Nothing to wrap: the guard tells a viewer why the rows carry no disable buttons. */}
           <WriteGuard>{null}</WriteGuard>
-          <label className="integrations-inline">
-            Show{" "}
-            <select
-              value={status}
-              onChange={(e) => setStatus(e.target.value as LinkFilter)}
-              aria-label="Which links to show"
-            >
-              <option value="">All links</option>
-              <option value="active">Active only</option>
-              <option value="disabled">Disabled only</option>
-            </select>
-          </label>
+          <ShowFilter
+            value={status}
+            onChange={setStatus}
+            options={LINK_FILTERS}
+            label="Which links to show"
+          />
           <PagedBody list={list} what="links">
             <DataTable
               caption="Consent links"

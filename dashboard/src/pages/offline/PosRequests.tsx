@@ -13,9 +13,9 @@ import {
   WriteGuard,
   type Column,
 } from "../../ui/index.js";
-import { PagedBody } from "../integrations/ListStatus.js";
+import { PagedBody, ShowFilter } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
-import { CapabilityOff, isSwitchedOff, NoteField, ShowFilter, withNoteError } from "./shared.js";
+import { CapabilityOff, isSwitchedOff, NoteField, withNoteError } from "./shared.js";
 
 type PosRequest = Schemas["PosConsentRequest"];
 type PosStatus = PosRequest["status"];

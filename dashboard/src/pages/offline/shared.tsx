@@ -1,6 +1,5 @@
 // What the three sections share: how a switched-off capability answers (404 from the section's
-// list route) and the note that says so, the list filter, and the note field of their
-// confirmation dialogs.
+// list route) and the note that says so, and the note field of their confirmation dialogs.
 import { ApiError } from "../../api/errors.js";
 import { Field, fieldError, Notice } from "../../ui/index.js";
 
@@ -13,33 +12,6 @@ export function CapabilityOff({ what, capability }: { what: string; capability: 
       {what} is switched off for this organisation (capability <code>{capability}</code>). An admin can switch
       it on on the Organisation page.
     </Notice>
-  );
-}
-
-/** "Show [which rows]": the list filter above a section's table. */
-export function ShowFilter<T extends string>({
-  value,
-  onChange,
-  options,
-  label,
-}: {
-  value: T;
-  onChange: (value: T) => void;
-  options: readonly { value: T; label: string }[];
-  /** The select's accessible name: which rows it chooses. */
-  label: string;
-}) {
-  return (
-    <label className="integrations-inline">
-      Show{" "}
-      <select value={value} onChange={(e) => onChange(e.target.value as T)} aria-label={label}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }
 

@@ -23,6 +23,10 @@
 //   node --import tsx bench/writes.mjs [--duration 4] [--rounds 3] [--connections 16,64]
 //     [--engines pglite,postgres] [--sizes 10000,1000000] [--pglite-sizes 10000]
 //     [--writes anon-key,anon,cm-pair,dsr,grievance,pgbench,floor,flat] [--log-level info]
+//     [--statements]
+// --statements preloads pg_stat_statements in the PostgreSQL cluster and prints, per Guard write,
+// where the database's time went in the first round (the extension costs a little itself, so
+// compare rates from runs without it).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -46,6 +50,7 @@ const { values } = parseArgs({
     "pglite-sizes": { type: "string", default: "10000" },
     writes: { type: "string", default: ALL_WRITES.join(",") },
     "log-level": { type: "string" },
+    statements: { type: "boolean", default: false },
   },
 });
 const duration = Number(values.duration);
@@ -297,8 +302,49 @@ async function countersOf(t) {
   return t.countsStatements ? await t.guard.target.ask("counters") : undefined;
 }
 
+// ---- where the database's time goes (--statements) ----------------------------------------------
+
+const STATEMENT_ROWS = 12;
+
+async function resetStatementStats(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_stat_statements_reset()");
+  } finally {
+    await client.end();
+  }
+}
+
+/** The statements that took most of the database's execution and planning time since the reset. */
+async function statementStats(url, requests) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT query, calls, rows, total_exec_time + total_plan_time AS total_ms
+         FROM pg_stat_statements
+        WHERE query NOT LIKE '%pg_stat_statements%'
+        ORDER BY total_exec_time + total_plan_time DESC`,
+    );
+    const totalMs = rows.reduce((sum, r) => sum + Number(r.total_ms), 0);
+    return {
+      totalMicrosPerRequest: (totalMs * 1000) / requests,
+      top: rows.slice(0, STATEMENT_ROWS).map((r) => ({
+        "µs/req": Number(((Number(r.total_ms) * 1000) / requests).toFixed(1)),
+        share: `${((100 * Number(r.total_ms)) / totalMs).toFixed(0)}%`,
+        "calls/req": Number((Number(r.calls) / requests).toFixed(3)),
+        "rows/call": Number((Number(r.rows) / Math.max(1, Number(r.calls))).toFixed(1)),
+        statement: r.query.replace(/\s+/g, " ").slice(0, 110),
+      })),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 /** One measured round: the load's figures plus, per request, CPU µs and statements where known. */
-async function measure(t, connections, seconds) {
+async function measure(t, connections, seconds, { statementsUrl } = {}) {
   const own = () => {
     const usage = process.cpuUsage();
     return (usage.user + usage.system) / 1e6;
@@ -310,7 +356,10 @@ async function measure(t, connections, seconds) {
     counters: await countersOf(t),
     logBytes: t.guard?.target.logBytes(),
   };
+  if (statementsUrl) await resetStatementStats(statementsUrl);
   const result = await t.load(connections, seconds);
+  if (statementsUrl && result.requests > 0)
+    result.statementStats = await statementStats(statementsUrl, result.requests);
   const after = {
     server: t.serverPid === undefined ? undefined : processCpuSeconds(t.serverPid),
     database: t.databasePid === undefined ? undefined : processTreeCpuSeconds(t.databasePid),
@@ -383,9 +432,21 @@ let pgbench;
 let floor;
 try {
   if (engines.includes("postgres")) {
-    cluster = await startThrowawayPostgres({ log: () => undefined, durable: true });
+    cluster = await startThrowawayPostgres({
+      log: () => undefined,
+      durable: true,
+      ...(values.statements
+        ? { settings: { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" } }
+        : {}),
+    });
     const guard = await startGuard("postgres", sizesOf.postgres, cluster.url);
     guards.push(guard);
+    if (values.statements) {
+      const client = new pg.Client({ connectionString: cluster.url });
+      await client.connect();
+      await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      await client.end();
+    }
     const databasePid = postmasterPid(cluster.dataDir);
     targets.push(...guardTargets("postgres", guard, { databasePid, countsStatements: true }));
     if (writes.includes("pgbench") || writes.includes("floor")) pgbench = await preparePgbench(cluster);
@@ -420,6 +481,7 @@ try {
   }
 
   const rows = [];
+  const statementTables = [];
   const flatPoints = [];
   const failures = [];
   for (const connections of concurrencies) {
@@ -427,7 +489,11 @@ try {
     for (const t of targets) await t.load(connections, warmUpSeconds);
     const measured = new Map(targets.map((t) => [t, []]));
     for (let round = 0; round < rounds; round += 1)
-      for (const t of targets) measured.get(t).push(await measure(t, connections, duration));
+      for (const t of targets) {
+        const statementsUrl =
+          values.statements && round === 0 && t.engine === "postgres" && t.guard ? cluster.url : undefined;
+        measured.get(t).push(await measure(t, connections, duration, { statementsUrl }));
+      }
     const pgbenchResults = [...measured].find(([t]) => t.write === "pgbench")?.[1];
     const pgbenchRps = pgbenchResults ? median(pgbenchResults.map((r) => r.rps)) : undefined;
     const floorResults = [...measured].find(([t]) => t.write === "floor")?.[1];
@@ -474,6 +540,14 @@ try {
           : {}),
       };
       if (t.write !== "flat") rows.push(row);
+      const stats = results[0].statementStats;
+      if (stats)
+        statementTables.push({
+          title:
+            `${t.name} (${t.engine}, ${connections} connections, first round): ` +
+            `${stats.totalMicrosPerRequest.toFixed(0)} µs of statement time per request`,
+          top: stats.top,
+        });
       if (t.write === "flat" || t.write === "anon-key") flatPoints.push(row);
     }
   }
@@ -495,6 +569,11 @@ try {
       "server and its backends; server µs = the Guard process (PGlite runs inside it); loadgen µs = " +
       "this process (autocannon; pgbench's own CPU is not counted). log B = what the Guard process logged.",
   );
+
+  for (const { title, top } of statementTables) {
+    console.log(`\n${title}`);
+    console.table(top);
+  }
 
   const flatTable = [];
   for (const engine of engines)

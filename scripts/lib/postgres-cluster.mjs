@@ -111,14 +111,15 @@ function run(cmd, args, opts) {
 
 /**
  * Start a throwaway cluster.
- * @param {{ log?: (msg: string) => void, durable?: boolean }} [options]
+ * @param {{ log?: (msg: string) => void, durable?: boolean, settings?: Record<string, string> }} [options]
  *   durable: keep PostgreSQL's default fsync/synchronous_commit (benchmarks that claim durability);
  *   by default the cluster trades durability for speed, which is what tests want.
+ *   settings: more server settings (`-c name=value`), e.g. to preload pg_stat_statements.
  * @returns {Promise<{ url: string, adminUrl: string, port: number, dataDir: string, logTail: () => string, stop: () => Promise<void> }>}
  *   adminUrl: superuser `guard` on the `postgres` database (create databases from it);
  *   url: the same superuser on an empty `guard` database.
  */
-export async function startThrowawayPostgres({ log = () => {}, durable = false } = {}) {
+export async function startThrowawayPostgres({ log = () => {}, durable = false, settings = {} } = {}) {
   const bin = findPostgresBinDir();
   const owner = clusterOwner();
   const baseDir = fs.mkdtempSync(path.join(tempParent(owner), "guard-pg-"));
@@ -244,6 +245,7 @@ export async function startThrowawayPostgres({ log = () => {}, durable = false }
       ...["-D", dataDir, "-p", String(port), "-k", baseDir],
       ...["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"],
       ...(durable ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
+      ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
     ];
   }
 }

@@ -55,20 +55,22 @@ export function entryHash(entry: {
   return createHash("sha256").update(framed, "utf8").digest("hex");
 }
 
-type QueueListener = () => void;
+type QueueListener = (organizationId: string) => void;
 const queueListeners = new Set<QueueListener>();
 
 /**
- * Registers a callback run after every commit that queued entries in this process, so the local
- * sequencer links them without waiting for its next poll. Returns the unsubscribe function.
+ * Registers a callback run after every commit that queued entries in this process, with the
+ * organisation whose chain they are for, so the local sequencer links them without waiting for its
+ * next poll (and without looking for which organisations have entries). Returns the unsubscribe
+ * function.
  */
 export function onEntryQueued(listener: QueueListener): () => void {
   queueListeners.add(listener);
   return () => queueListeners.delete(listener);
 }
 
-function wakeSequencers(): void {
-  for (const listener of queueListeners) listener();
+function wakeSequencers(organizationId: string): void {
+  for (const listener of queueListeners) listener(organizationId);
 }
 
 /**
@@ -87,7 +89,7 @@ export async function appendAuditEntry(
     payload: canonicalJson(input.payload),
     createdAt: now,
   });
-  afterCommit(tx, wakeSequencers);
+  afterCommit(tx, () => wakeSequencers(input.organizationId));
   return { entryRef };
 }
 
@@ -113,6 +115,6 @@ export async function appendAuditEntries(
       createdAt: now,
     })),
   );
-  afterCommit(tx, wakeSequencers);
+  afterCommit(tx, () => wakeSequencers(organizationId));
   return refs.map((entryRef) => ({ entryRef }));
 }

@@ -9,9 +9,14 @@
 // the chain is partitioned by month, so its unique indexes hold within a month: README.md).
 //
 // Every instance runs one (server.ts). It runs when this process commits queued entries (a wake,
-// coalesced: a pass starts `LINK_GATHER_MS` after the first commit and takes whatever was queued by
-// then or while the previous pass ran) and every `intervalMs` in any case, which picks up entries another instance queued and left behind (it crashed). A
-// session that finds an organisation's head locked leaves that organisation to whoever holds it.
+// coalesced: a pass starts `LINK_GATHER_MS` after the first commit and links the organisations
+// whose entries were committed by then or while the previous pass ran) and every `intervalMs` in
+// any case, sweeping every organisation with queued entries, which picks up entries another
+// instance queued and left behind (it crashed). Only the sweep asks the database which
+// organisations have entries: over a queue that churns that question reads every dead row since
+// the last vacuum, and asked on every wake it was most of the database's time on the write path
+// (bench/README.md, "Write path"). A session that finds an organisation's head locked leaves that
+// organisation to whoever holds it.
 //
 // Order: entries of one organisation are linked in reference order among those committed. A write
 // that depends on an earlier one (a withdrawal of a consent) starts after that one committed, so
@@ -99,25 +104,38 @@ export async function linkQueuedUnderLock(
   }
 }
 
-/** One pass over every organisation with queued entries. */
-export async function linkAllQueued(
+/**
+ * Links everything queued for each of the organisations; how many entries it linked, and the
+ * organisations whose head another session held (left to that session).
+ */
+export async function linkOrganizations(
   db: Database,
+  organizationIds: Iterable<string>,
   now: number,
-): Promise<{ linked: number; busyOrganizations: number }> {
+): Promise<{ linked: number; busy: string[] }> {
   let linked = 0;
-  let busyOrganizations = 0;
-  for (const organizationId of await organizationsWithQueuedEntries(db, 1_000)) {
+  const busy: string[] = [];
+  for (const organizationId of organizationIds) {
     for (;;) {
       const result = await linkQueuedEntries(db, organizationId, now);
       if (result === "busy") {
-        busyOrganizations += 1;
+        busy.push(organizationId);
         break;
       }
       linked += result;
       if (result < LINK_BATCH) break;
     }
   }
-  return { linked, busyOrganizations };
+  return { linked, busy };
+}
+
+/** One pass over every organisation with queued entries. */
+export async function linkAllQueued(
+  db: Database,
+  now: number,
+): Promise<{ linked: number; busyOrganizations: number }> {
+  const { linked, busy } = await linkOrganizations(db, await organizationsWithQueuedEntries(db, 1_000), now);
+  return { linked, busyOrganizations: busy.length };
 }
 
 /**
@@ -161,13 +179,24 @@ export function startAuditSequencer(options: {
   let gathering: NodeJS.Timeout | undefined;
   let again = false;
   let stopped = false;
+  // Organisations whose entries this process committed since the last pass took them.
+  const woken = new Set<string>();
+  // The first pass sweeps: entries a killed process left are linked at start.
+  let sweepDue = true;
 
   const pass = async (): Promise<void> => {
     do {
       again = false;
-      const { busyOrganizations } = await linkAllQueued(db, clock.now());
+      const sweep = sweepDue;
+      sweepDue = false;
+      const organizations = [...woken];
+      woken.clear();
+      const { busy } = sweep
+        ? await linkOrganizations(db, await organizationsWithQueuedEntries(db, 1_000), clock.now())
+        : await linkOrganizations(db, organizations, clock.now());
       // Whoever holds a busy head may have read its queue before our entries committed: look again.
-      if (busyOrganizations > 0 && !stopped) {
+      if (busy.length > 0 && !stopped) {
+        for (const organizationId of busy) woken.add(organizationId);
         await sleep(5);
         again = true;
       }
@@ -181,21 +210,30 @@ export function startAuditSequencer(options: {
     }
     if (stopped) return;
     running = pass()
-      .catch((error: unknown) => options.onError?.(error))
+      .catch((error: unknown) => {
+        // What the failed pass took is still queued; the next sweep looks for it again.
+        sweepDue = true;
+        options.onError?.(error);
+      })
       .finally(() => {
         running = undefined;
       });
   };
   // A commit's wake-up starts a pass a moment later (gathering the commits that follow it), or
   // asks the pass in flight to look again.
-  const wake = () => {
+  const wake = (organizationId: string) => {
+    woken.add(organizationId);
     if (running) again = true;
     else gathering ??= setTimeout(runPass, gatherMs);
   };
   const unsubscribe = onEntryQueued(wake);
-  const timer = setInterval(runPass, intervalMs);
+  const sweepNow = () => {
+    sweepDue = true;
+    runPass();
+  };
+  const timer = setInterval(sweepNow, intervalMs);
   timer.unref();
-  runPass();
+  sweepNow();
   return {
     stop: async () => {
       stopped = true;

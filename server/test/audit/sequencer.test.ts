@@ -232,4 +232,26 @@ describe("audit sequencer", () => {
       await sequencer.stop();
     }
   });
+
+  test("a commit's wake links its own organisation only; the interval's sweep finds the others", async () => {
+    // An hour between sweeps: after the first (at start), only wakes run passes in this test.
+    const sequencer = startAuditSequencer({ db: t.db, clock: t.clock, intervalMs: 3_600_000 });
+    try {
+      const [woken, foreign] = [await newOrganization(t), await newOrganization(t)];
+      await sleep(50); // the start's sweep is over
+      const orphan = await t.db.transaction((tx) =>
+        queueEntry(tx, foreign, { entryType: ENTRY_TYPE, subjectId: "orphan", payload: "{}", createdAt: 1 }),
+      );
+      const refs = await queue(t.db, woken, 3);
+      const deadline = Date.now() + 3_000;
+      while ((await queuedCount(t.db, woken)) > 0 && Date.now() < deadline) await sleep(10);
+      assert.deepEqual(await assertOneUnforkedChain(t.db, woken), refs);
+      // The wake's pass never looked for other organisations' entries: the orphan waits for a sweep.
+      assert.equal(await queuedCount(t.db, foreign), 1);
+      await sequencer.stop(); // stopping sweeps
+      assert.deepEqual(await assertOneUnforkedChain(t.db, foreign), [orphan]);
+    } finally {
+      await sequencer.stop();
+    }
+  });
 });

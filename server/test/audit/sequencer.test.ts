@@ -9,7 +9,12 @@ import { after, before, describe, test } from "node:test";
 import { createOrganization } from "../../src/accounts/organizations.js";
 import { appendAuditEntry, GENESIS_HASH } from "../../src/audit/chain.js";
 import { linkAllQueued, linkQueuedEntries, startAuditSequencer } from "../../src/audit/sequencer.js";
-import { linkEntries, queueEntry, readChainPage } from "../../src/audit/store.js";
+import {
+  linkEntries,
+  organizationsWithQueuedEntries,
+  queueEntry,
+  readChainPage,
+} from "../../src/audit/store.js";
 import { verifyAuditChain } from "../../src/audit/verify.js";
 import { testConfig } from "../../src/config.js";
 import type { Database, Queryable } from "../../src/db/database.js";
@@ -96,6 +101,22 @@ describe("audit sequencer", () => {
     const more = await queue(t.db, a, 2, "a2");
     await linkAllQueued(t.db, t.clock.now());
     assert.deepEqual(await assertOneUnforkedChain(t.db, a), [...refsA, ...more]);
+  });
+
+  test("the sweep finds every organisation with queued entries, up to its limit, whatever was deleted", async () => {
+    await linkAllQueued(t.db, t.clock.now()); // nothing queued by earlier tests
+    const organizations = [await newOrganization(t), await newOrganization(t), await newOrganization(t)];
+    // Entries queued and linked (deleted from the queue) before and between the live ones.
+    for (const organizationId of organizations) await queue(t.db, organizationId, 3, "gone");
+    await linkAllQueued(t.db, t.clock.now());
+    assert.deepEqual(await organizationsWithQueuedEntries(t.db, 10), []);
+    for (const organizationId of organizations) await queue(t.db, organizationId, 2, "live");
+    // In the database's collation order, which need not be JavaScript's: compared as sets.
+    const found = await organizationsWithQueuedEntries(t.db, 10);
+    assert.deepEqual([...found].sort(), [...organizations].sort());
+    const limited = await organizationsWithQueuedEntries(t.db, 2);
+    assert.deepEqual(limited, found.slice(0, 2));
+    await linkAllQueued(t.db, t.clock.now());
   });
 
   test("a pass that dies at any point links nothing; the next links every entry exactly once", async () => {

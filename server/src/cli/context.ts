@@ -10,7 +10,7 @@ import { linkAllQueued } from "../audit/sequencer.js";
 import { ConfigError, DEFAULT_DATA_DIR, loadConfig, type Config } from "../config.js";
 import { describeConnectionFailure } from "../db/connection-failure.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
-import type { Database } from "../db/database.js";
+import { embeddedClusterExists, type Database } from "../db/database.js";
 import { readFreshSnapshot, saveFreshSnapshot } from "../db/fresh-snapshot.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase } from "../server.js";
@@ -63,7 +63,7 @@ export class CliContext {
     if (this.host) return (this.database = this.host.db);
     if (!this.database) {
       const { databaseUrl, dataDir } = this.config;
-      const fresh = databaseUrl === undefined && !fs.existsSync(path.join(dataDir, "pgdata"));
+      const fresh = databaseUrl === undefined && !embeddedClusterExists(dataDir);
       // A fresh directory starts from the migrated snapshot when there is one (db/fresh-snapshot.ts).
       const snapshot = fresh ? readFreshSnapshot(this.config.snapshotDir) : undefined;
       // The slow phases say what they are doing: creating an embedded database takes seconds.

@@ -351,6 +351,31 @@ export interface OpenDatabaseOptions {
   freshSnapshot?: SnapshotTar;
 }
 
+/**
+ * Beside `pgdata` while PGlite creates a cluster there the slow way (its initdb, when there is no
+ * snapshot to unpack), which writes into the directory itself. A first start interrupted then
+ * (Ctrl-C) leaves the marker, and the next start, under the same lock, removes the half-made
+ * directory and creates it again, instead of reporting a damaged database the operator never used.
+ * The marker goes as soon as PGlite is ready: before any migration or data reaches the directory.
+ */
+const CREATING_SUFFIX = ".creating";
+
+/**
+ * Whether `dataDir` holds an embedded cluster (a whole one: not one PGlite was interrupted while
+ * creating, which the next open replaces).
+ */
+export function embeddedClusterExists(dataDir: string): boolean {
+  const dataPath = path.join(dataDir, "pgdata");
+  return fs.existsSync(dataPath) && !fs.existsSync(dataPath + CREATING_SUFFIX);
+}
+
+function removeInterruptedCreation(dataPath: string): void {
+  const marker = dataPath + CREATING_SUFFIX;
+  if (!fs.existsSync(marker)) return;
+  fs.rmSync(dataPath, { recursive: true, force: true });
+  fs.rmSync(marker, { force: true });
+}
+
 /** Dumps an embedded database to a tarball; undefined for a PostgreSQL server. */
 export async function dumpPgliteSnapshot(db: Database): Promise<Blob | undefined> {
   return db instanceof PgliteDatabase ? db.dumpSnapshot() : undefined;
@@ -384,15 +409,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // it; everything below a 0700 directory is out of other users' reach from then on, so the walk
     // over every file (below) waits until PGlite has started, and is made once per open.
     if (options.dataDir) makeDirectoryPrivate(options.dataDir);
+    // Set when PGlite creates the cluster itself (no snapshot to unpack): see CREATING_SUFFIX.
+    let creating: string | undefined;
     if (dataPath) {
       // Under the lock: no other process unpacks here, so what an interrupted unpack left goes.
       removeUnpackLeftovers(dataPath);
+      removeInterruptedCreation(dataPath);
       if (options.freshSnapshot && !fs.existsSync(dataPath))
         await unpackSnapshotTar(options.freshSnapshot, dataPath);
+      if (!fs.existsSync(dataPath)) {
+        creating = dataPath + CREATING_SUFFIX;
+        fs.writeFileSync(creating, "", { mode: 0o600 });
+      }
     }
     // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
     const db = new PGlite(dataPath, options.snapshot ? { loadDataDir: options.snapshot } : {});
     await db.waitReady;
+    if (creating) fs.rmSync(creating, { force: true });
     // Starting writes files with loose modes: the cluster unpacked on first start, and the
     // relation cache files rewritten on every start.
     if (options.dataDir) makeTreePrivate(options.dataDir);

@@ -32,6 +32,7 @@ describe("a fresh embedded data directory and the migrated snapshot", { skip: en
       assert.match(res.stderr, /^Creating the embedded database in .* \(first start/m);
       assert.match(res.stderr, new RegExp(`^Applying ${listMigrations().length} database migrations…$`, "m"));
       assert.equal(fs.readdirSync(cli.dataDir).filter((name) => name.includes("unpacking")).length, 0);
+      assert.ok(!fs.existsSync(path.join(cli.dataDir, "pgdata.creating")), "the creation marker is gone");
     } finally {
       await cli.dispose();
     }
@@ -63,6 +64,39 @@ describe("a fresh embedded data directory and the migrated snapshot", { skip: en
       const created = await cli.run(["--json", "org", "create", "--slug", "unpacked", "--name", "Unpacked"]);
       assert.equal(created.code, 0, created.stderr);
       assert.match((await cli.run(["--json", "org", "list"])).stdout, /"unpacked"/);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  test("a cluster a first start was interrupted while creating is created again, not reported damaged", async () => {
+    fs.writeFileSync(freshSnapshotFile(snapshotDir), await soundSnapshot());
+    const cli = await createCliEnvironment();
+    cli.env.GUARD_SNAPSHOT_DIR = snapshotDir;
+    try {
+      // What PGlite's own initdb leaves when the process dies in it: part of a cluster, and the
+      // marker openDatabase wrote before it began.
+      const pgdata = path.join(cli.dataDir, "pgdata");
+      fs.mkdirSync(path.join(pgdata, "global"), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(pgdata, "PG_VERSION"), "17\n");
+      fs.writeFileSync(path.join(pgdata, "global", "pg_control"), Buffer.alloc(100));
+      fs.writeFileSync(`${pgdata}.creating`, "");
+      const res = await cli.run(["migrate"]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.match(res.stderr, /^Creating the embedded database in .*…$/m);
+      assert.doesNotMatch(res.stderr, /damaged|cannot be opened/);
+      assert.ok(!fs.existsSync(`${pgdata}.creating`), "the marker was removed");
+      const created = await cli.run([
+        "--json",
+        "org",
+        "create",
+        "--slug",
+        "recreated",
+        "--name",
+        "Recreated",
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      assert.match((await cli.run(["--json", "org", "list"])).stdout, /"recreated"/);
     } finally {
       await cli.dispose();
     }

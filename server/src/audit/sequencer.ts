@@ -189,11 +189,13 @@ export function startAuditSequencer(options: {
       again = false;
       const sweep = sweepDue;
       sweepDue = false;
-      const organizations = [...woken];
+      const wokenNow = [...woken];
       woken.clear();
-      const { busy } = sweep
-        ? await linkOrganizations(db, await organizationsWithQueuedEntries(db, 1_000), clock.now())
-        : await linkOrganizations(db, organizations, clock.now());
+      // A sweep reads at most 1 000 organisations; those woken are linked whatever it returns.
+      const organizations = sweep
+        ? new Set([...wokenNow, ...(await organizationsWithQueuedEntries(db, 1_000))])
+        : wokenNow;
+      const { busy } = await linkOrganizations(db, organizations, clock.now());
       // Whoever holds a busy head may have read its queue before our entries committed: look again.
       if (busy.length > 0 && !stopped) {
         for (const organizationId of busy) woken.add(organizationId);

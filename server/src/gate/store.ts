@@ -209,6 +209,10 @@ export async function compactDecisions(
       COMPACTION_LOCK_ID,
     ]);
     if (!lock?.locked) return null;
+    // The planner joins the pass's decisions to their consent references by sorting both on the
+    // consent id, the statement's largest cost; hashed, a pass takes half the time on either engine
+    // (bench/README.md, "Decision log storage"). For this transaction only.
+    await tx.query("SET LOCAL enable_mergejoin = off");
     const [moved] = await tx.query<{ runs: number }>(COMPACT_SQL, [
       decidedBefore,
       maxRuns,

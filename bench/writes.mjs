@@ -240,15 +240,9 @@ const PGBENCH_SCRIPT = `INSERT INTO plain_inserts VALUES (md5(random()::text), '
 
 /** A database of its own on the cluster (so Guard's statistics stay apart) with the table. */
 async function preparePgbench(cluster) {
-  const admin = new pg.Client({ connectionString: cluster.adminUrl });
-  await admin.connect();
-  await admin.query("CREATE DATABASE plain_inserts");
-  await admin.end();
+  await withClient(cluster.adminUrl, (admin) => admin.query("CREATE DATABASE plain_inserts"));
   const url = cluster.adminUrl.replace(/\/postgres$/, "/plain_inserts");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(PGBENCH_TABLE);
-  await client.end();
+  await withClient(url, (client) => client.query(PGBENCH_TABLE));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-pgbench-"));
   fs.writeFileSync(path.join(dir, "insert.sql"), PGBENCH_SCRIPT);
   return { url, dir, binary: path.join(findPostgresBinDir(), "pgbench") };
@@ -306,21 +300,23 @@ async function countersOf(t) {
 
 const STATEMENT_ROWS = 12;
 
-async function resetStatementStats(url) {
+/** Runs `use` on a connection of its own to `url`, closed afterwards. */
+async function withClient(url, use) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query("SELECT pg_stat_statements_reset()");
+    return await use(client);
   } finally {
     await client.end();
   }
 }
 
+const resetStatementStats = (url) =>
+  withClient(url, (client) => client.query("SELECT pg_stat_statements_reset()"));
+
 /** The statements that took most of the database's execution and planning time since the reset. */
 async function statementStats(url, requests) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  return withClient(url, async (client) => {
     const { rows } = await client.query(
       `SELECT query, calls, rows, total_exec_time + total_plan_time AS total_ms
          FROM pg_stat_statements
@@ -338,9 +334,7 @@ async function statementStats(url, requests) {
         statement: r.query.replace(/\s+/g, " ").slice(0, 110),
       })),
     };
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** One measured round: the load's figures plus, per request, CPU µs and statements where known. */
@@ -441,12 +435,10 @@ try {
     });
     const guard = await startGuard("postgres", sizesOf.postgres, cluster.url);
     guards.push(guard);
-    if (values.statements) {
-      const client = new pg.Client({ connectionString: cluster.url });
-      await client.connect();
-      await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-      await client.end();
-    }
+    if (values.statements)
+      await withClient(cluster.url, (client) =>
+        client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"),
+      );
     const databasePid = postmasterPid(cluster.dataDir);
     targets.push(...guardTargets("postgres", guard, { databasePid, countsStatements: true }));
     if (writes.includes("pgbench") || writes.includes("floor")) pgbench = await preparePgbench(cluster);

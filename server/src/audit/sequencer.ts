@@ -13,10 +13,9 @@
 // whose entries were committed by then or while the previous pass ran) and every `intervalMs` in
 // any case, sweeping every organisation with queued entries, which picks up entries another
 // instance queued and left behind (it crashed). Only the sweep asks the database which
-// organisations have entries: over a queue that churns that question reads every dead row since
-// the last vacuum, and asked on every wake it was most of the database's time on the write path
-// (bench/README.md, "Write path"). A session that finds an organisation's head locked leaves that
-// organisation to whoever holds it.
+// organisations have entries: over a queue that churns, that question costs far more than linking
+// (bench/README.md, "Write path"), so it is asked once an interval, not on every wake. A session
+// that finds an organisation's head locked leaves that organisation to whoever holds it.
 //
 // Order: entries of one organisation are linked in reference order among those committed. A write
 // that depends on an earlier one (a withdrawal of a consent) starts after that one committed, so
@@ -41,6 +40,9 @@ export const LINK_BATCH = 500;
 
 /** How often every instance looks for entries left queued (by itself or another instance). */
 export const SEQUENCER_INTERVAL_MS = 1_000;
+
+/** Organisations one sweep reads; any beyond are found by the next. */
+const SWEEP_ORGANIZATIONS = 1_000;
 
 /**
  * How long a pass waits after the first commit that wakes it, so that one pass (one transaction,
@@ -134,7 +136,11 @@ export async function linkAllQueued(
   db: Database,
   now: number,
 ): Promise<{ linked: number; busyOrganizations: number }> {
-  const { linked, busy } = await linkOrganizations(db, await organizationsWithQueuedEntries(db, 1_000), now);
+  const { linked, busy } = await linkOrganizations(
+    db,
+    await organizationsWithQueuedEntries(db, SWEEP_ORGANIZATIONS),
+    now,
+  );
   return { linked, busyOrganizations: busy.length };
 }
 
@@ -191,9 +197,9 @@ export function startAuditSequencer(options: {
       sweepDue = false;
       const wokenNow = [...woken];
       woken.clear();
-      // A sweep reads at most 1 000 organisations; those woken are linked whatever it returns.
+      // Those woken are linked whatever the sweep's bounded read returns.
       const organizations = sweep
-        ? new Set([...wokenNow, ...(await organizationsWithQueuedEntries(db, 1_000))])
+        ? new Set([...wokenNow, ...(await organizationsWithQueuedEntries(db, SWEEP_ORGANIZATIONS))])
         : wokenNow;
       const { busy } = await linkOrganizations(db, organizations, clock.now());
       // Whoever holds a busy head may have read its queue before our entries committed: look again.

@@ -209,8 +209,8 @@ export async function compactDecisions(
       COMPACTION_LOCK_ID,
     ]);
     if (!lock?.locked) return null;
-    // The planner joins the pass's decisions to their consent references by sorting both on the
-    // consent id, the statement's largest cost; hashed, a pass takes half the time on either engine
+    // Left to itself the planner joins the pass's decisions to their consent references by sorting
+    // both on the consent id, the statement's largest cost; hashing them is cheaper on either engine
     // (bench/README.md, "Decision log storage"). For this transaction only.
     await tx.query("SET LOCAL enable_mergejoin = off");
     const [moved] = await tx.query<{ runs: number }>(COMPACT_SQL, [

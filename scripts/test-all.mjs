@@ -102,6 +102,34 @@ function nodeTestSuite({ id, title, dir, exclude, env = {}, setup }) {
 /** Environment for server tests: never let a developer's DATABASE_URL leak into them. */
 const serverEnv = (db) => ({ GUARD_TEST_DB: db, DATABASE_URL: undefined });
 
+/**
+ * Suites that run at the same time (scripts/README.md, "Suites side by side"): for suites that
+ * each leave a core idle (a browser, a server answering one client, a Python fuzzer), never for
+ * ones that share a writable resource (the .venv, sdks/jvm/target).
+ */
+function beside(...suites) {
+  const batch = Symbol(suites.map((s) => s.id).join(" + "));
+  return suites.map((suite) => ({ ...suite, batch }));
+}
+
+/** schemathesis against an in-process server on one engine (scripts/fuzz.mjs). */
+function fuzzSuite(engine, name) {
+  return {
+    id: `fuzz-${engine}`,
+    title: `fuzz (${name})`,
+    requires: "scripts/fuzz.mjs",
+    steps: [
+      {
+        label: `node scripts/fuzz.mjs (${name})`,
+        cmd: process.execPath,
+        args: ["scripts/fuzz.mjs"],
+        env: { GUARD_FUZZ_ENGINES: engine },
+        parse: ({ output }) => parseFuzz(output),
+      },
+    ],
+  };
+}
+
 const SUITES = [
   {
     id: "static",
@@ -142,44 +170,36 @@ const SUITES = [
       return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
     },
   }),
-  // Whole-system properties over loopback (kill -9, isolation, outages, hostile input, tampering):
-  // reliability/README.md.
-  nodeTestSuite({
-    id: "reliability-pglite",
-    title: "reliability (PGlite)",
-    dir: "reliability",
-    env: serverEnv("pglite"),
-  }),
-  nodeTestSuite({
-    id: "reliability-postgres",
-    title: "reliability (PostgreSQL)",
-    dir: "reliability",
-    env: serverEnv("postgres"),
-    setup: async (ctx) => {
-      const cluster = await startThrowawayPostgres({ log: ctx.log });
-      return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
-    },
-  }),
-  {
-    id: "fuzz",
-    title: "fuzz",
-    requires: "scripts/fuzz.mjs",
-    // One step per database engine, so the summary shows each one's count and time.
-    steps: [
-      ["pglite", "PGlite"],
-      ["postgres", "PostgreSQL"],
-    ].map(([engine, name]) => ({
-      label: `node scripts/fuzz.mjs (${name})`,
-      cmd: process.execPath,
-      args: ["scripts/fuzz.mjs"],
-      env: { GUARD_FUZZ_ENGINES: engine },
-      parse: ({ output }) => parseFuzz(output),
-    })),
-  },
+  // Whole-system properties over loopback (kill -9, isolation, outages, hostile input, tampering:
+  // reliability/README.md), beside the contract fuzzer on the same engine: each keeps about one
+  // core busy, so the pair takes little longer than either alone.
+  ...beside(
+    nodeTestSuite({
+      id: "reliability-pglite",
+      title: "reliability (PGlite)",
+      dir: "reliability",
+      env: serverEnv("pglite"),
+    }),
+    fuzzSuite("pglite", "PGlite"),
+  ),
+  ...beside(
+    nodeTestSuite({
+      id: "reliability-postgres",
+      title: "reliability (PostgreSQL)",
+      dir: "reliability",
+      env: serverEnv("postgres"),
+      setup: async (ctx) => {
+        const cluster = await startThrowawayPostgres({ log: ctx.log });
+        return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
+      },
+    }),
+    fuzzSuite("postgres", "PostgreSQL"),
+  ),
   nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
   nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
   nodeTestSuite({ id: "banner", title: "banner", dir: "banner/test", exclude: "banner/test/browser" }),
-  // The hosted banner in Debian's Chromium against a real listening Guard, on each engine.
+  // The hosted banner in Debian's Chromium against a real listening Guard, on each engine. One after
+  // the other: side by side they took as long (two browsers keep both cores busy).
   nodeTestSuite({
     id: "banner-browser-pglite",
     title: "banner in Chromium (PGlite)",
@@ -202,63 +222,69 @@ const SUITES = [
     dir: "dashboard/test",
     exclude: "dashboard/test/browser",
   }),
-  // The dashboard in Debian's Chromium against a real listening Guard, on each engine. The support
-  // code builds dashboard/dist first when it is missing or stale (scripts/build-if-stale.mjs).
-  nodeTestSuite({
-    id: "dashboard-browser-pglite",
-    title: "dashboard in Chromium (PGlite)",
-    dir: "dashboard/test/browser",
-    env: serverEnv("pglite"),
-  }),
-  nodeTestSuite({
-    id: "dashboard-browser-postgres",
-    title: "dashboard in Chromium (PostgreSQL)",
-    dir: "dashboard/test/browser",
-    env: serverEnv("postgres"),
-    setup: async (ctx) => {
-      const cluster = await startThrowawayPostgres({ log: ctx.log });
-      return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
-    },
-  }),
-  {
-    id: "python-sdk",
-    title: "Python SDK (pytest)",
-    requires: "sdks/python",
-    // One venv at the repo root (.venv, ignored by git, eslint and prettier), refreshed each run.
-    setup: async (ctx) => {
-      const venv = path.join(ROOT, ".venv");
-      const python = path.join(venv, "bin", "python");
-      if (!fs.existsSync(python)) await ctx.exec("python3", ["-m", "venv", venv]);
-      const pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"];
-      await ctx.exec(pip[0], [...pip.slice(1), "pytest", "-e", "sdks/python[test]"]);
-      return {
-        env: { VIRTUAL_ENV: venv, PATH: `${path.join(venv, "bin")}${path.delimiter}${process.env.PATH}` },
-      };
-    },
-    steps: [
-      {
-        label: "pytest sdks/python",
-        cmd: path.join(ROOT, ".venv", "bin", "python"),
-        args: ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd: "sdks/python",
-        parse: ({ output }) => parsePytest(output),
+  // The dashboard in Debian's Chromium against a real listening Guard, one engine beside the other.
+  // The support code builds dashboard/dist first when it is missing or stale, under a lock
+  // (scripts/build-if-stale.mjs).
+  ...beside(
+    nodeTestSuite({
+      id: "dashboard-browser-pglite",
+      title: "dashboard in Chromium (PGlite)",
+      dir: "dashboard/test/browser",
+      env: serverEnv("pglite"),
+    }),
+    nodeTestSuite({
+      id: "dashboard-browser-postgres",
+      title: "dashboard in Chromium (PostgreSQL)",
+      dir: "dashboard/test/browser",
+      env: serverEnv("postgres"),
+      setup: async (ctx) => {
+        const cluster = await startThrowawayPostgres({ log: ctx.log });
+        return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };
       },
-    ],
-  },
-  {
-    id: "jvm-sdk",
-    title: "JVM SDK (Maven)",
-    requires: "sdks/jvm/pom.xml",
-    steps: [
-      {
-        label: "mvn test (sdks/jvm)",
-        cmd: "mvn",
-        args: ["-B", "-ntp", "-Dstyle.color=never", "test"],
-        cwd: "sdks/jvm",
-        parse: ({ output }) => parseSurefire(output),
+    }),
+  ),
+  // The Python and JVM SDKs' unit suites: different toolchains, nothing shared.
+  ...beside(
+    {
+      id: "python-sdk",
+      title: "Python SDK (pytest)",
+      requires: "sdks/python",
+      // One venv at the repo root (.venv, ignored by git, eslint and prettier), refreshed each run.
+      setup: async (ctx) => {
+        const venv = path.join(ROOT, ".venv");
+        const python = path.join(venv, "bin", "python");
+        if (!fs.existsSync(python)) await ctx.exec("python3", ["-m", "venv", venv]);
+        const pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"];
+        await ctx.exec(pip[0], [...pip.slice(1), "pytest", "-e", "sdks/python[test]"]);
+        return {
+          env: { VIRTUAL_ENV: venv, PATH: `${path.join(venv, "bin")}${path.delimiter}${process.env.PATH}` },
+        };
       },
-    ],
-  },
+      steps: [
+        {
+          label: "pytest sdks/python",
+          cmd: path.join(ROOT, ".venv", "bin", "python"),
+          args: ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+          cwd: "sdks/python",
+          parse: ({ output }) => parsePytest(output),
+        },
+      ],
+    },
+    {
+      id: "jvm-sdk",
+      title: "JVM SDK (Maven)",
+      requires: "sdks/jvm/pom.xml",
+      steps: [
+        {
+          label: "mvn test (sdks/jvm)",
+          cmd: "mvn",
+          args: ["-B", "-ntp", "-Dstyle.color=never", "test"],
+          cwd: "sdks/jvm",
+          parse: ({ output }) => parseSurefire(output),
+        },
+      ],
+    },
+  ),
   // docs/getting-started.md run as written, with curl and each server SDK, against the demo: after
   // the SDK suites, whose venv (Python) and local Maven repository (JVM) its examples use.
   nodeTestSuite({
@@ -377,10 +403,41 @@ function killGroup(child, signal) {
 }
 
 /**
- * Run one command in its own process group, streaming its output through and keeping it for parsing.
- * Resolves { exitCode, output, timedOut }; never rejects (a spawn error becomes exit code 127).
+ * Where one suite's output goes: to the terminal, or held while another suite of its batch streams
+ * there, until `goLive()` prints what was held and lets the rest through. Output of suites side by
+ * side is never interleaved.
  */
-function runCommand({ cmd, args, cwd, env }, deadline) {
+class SuiteOutput {
+  #held = []; // [stream, chunk], in order, while not live
+  #live = false;
+  stdout = { write: (chunk) => this.#write(process.stdout, chunk) };
+  stderr = { write: (chunk) => this.#write(process.stderr, chunk) };
+
+  #write(stream, chunk) {
+    if (this.#live) stream.write(chunk);
+    else this.#held.push([stream, chunk]);
+  }
+
+  log(line) {
+    this.stdout.write(`${line}\n`);
+  }
+
+  error(line) {
+    this.stderr.write(`${line}\n`);
+  }
+
+  goLive() {
+    for (const [stream, chunk] of this.#held) stream.write(chunk);
+    this.#held = [];
+    this.#live = true;
+  }
+}
+
+/**
+ * Run one command in its own process group, streaming its output to `out` and keeping it for
+ * parsing. Resolves { exitCode, output, timedOut }; never rejects (a spawn error becomes exit code 127).
+ */
+function runCommand({ cmd, args, cwd, env }, deadline, out) {
   return new Promise((resolve) => {
     const childEnv = { ...process.env, ...(color ? { FORCE_COLOR: "1" } : {}) };
     for (const [k, v] of Object.entries(env ?? {})) {
@@ -405,8 +462,8 @@ function runCommand({ cmd, args, cwd, env }, deadline) {
       output += chunk.toString("utf8");
       if (output.length > OUTPUT_CAP) output = output.slice(-OUTPUT_CAP);
     };
-    child.stdout.on("data", tee(process.stdout));
-    child.stderr.on("data", tee(process.stderr));
+    child.stdout.on("data", tee(out.stdout));
+    child.stderr.on("data", tee(out.stderr));
     child.on("error", (err) => {
       spawnError = err;
     });
@@ -414,7 +471,7 @@ function runCommand({ cmd, args, cwd, env }, deadline) {
     const timer = setTimeout(
       () => {
         timedOut = true;
-        console.error(red("\n✖ suite timeout reached, killing the process group"));
+        out.error(red("\n✖ suite timeout reached, killing the process group"));
         killGroup(child, "SIGTERM");
         setTimeout(() => killGroup(child, "SIGKILL"), KILL_GRACE_MS).unref();
       },
@@ -435,7 +492,7 @@ function runCommand({ cmd, args, cwd, env }, deadline) {
       for (const sink of unterminated) sink.write("\n"); // keep our own lines at the start of a line
       if (spawnError) {
         output += `\n${spawnError.message}\n`;
-        console.error(red(`cannot run ${cmd}: ${spawnError.message}`));
+        out.error(red(`cannot run ${cmd}: ${spawnError.message}`));
       }
       resolve({ exitCode: spawnError ? 127 : (code ?? 128), signal, output, timedOut });
     });
@@ -446,12 +503,20 @@ function seconds(ms) {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
-/** Run one suite. Returns { passed, failed, ms, notes[] } or { skipped: reason }. */
-async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
+/**
+ * Run one suite, its output to `out`. Returns { passed, failed, ms, notes[] } or { skipped: reason }.
+ * `beside`: the titles of the suites running at the same time, for its header.
+ */
+async function runSuite(suite, { index, total, tmpDir, timeoutMin, out, beside = [] }) {
   const header = `━━ [${index}/${total}] ${suite.title} `;
-  console.log(`\n${bold(header.padEnd(100, "━"))}`);
+  out.log(`\n${bold(header.padEnd(100, "━"))}`);
+  if (beside.length > 0) out.log(dim(`(running beside ${beside.join(", ")})`));
   for (const req of [suite.requires ?? []].flat()) {
-    if (!fs.existsSync(path.join(ROOT, req))) return { skipped: `${req} does not exist yet` };
+    if (!fs.existsSync(path.join(ROOT, req))) {
+      const skipped = `${req} does not exist yet`;
+      out.log(dim(`– skipped: ${skipped}`));
+      return { skipped };
+    }
   }
   const started = Date.now();
   const deadline = started + timeoutMin * 60_000;
@@ -459,23 +524,26 @@ async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
   const fail = (note) => {
     result.failed += 1;
     result.notes.push(note);
-    console.log(red(`✖ ${note}`));
+    out.log(red(`✖ ${note}`));
   };
-  const log = (msg) => console.log(dim(msg));
+  const log = (msg) => out.log(dim(msg));
   const ctx = {
     tmpDir,
     log,
     /** For setup hooks: run a command (streamed), throw unless it exits 0. */
     exec: async (cmd, args, opts = {}) => {
       log(`$ ${[cmd, ...args].join(" ")}`);
-      const r = await runCommand({ cmd, args, ...opts }, deadline);
+      const r = await runCommand({ cmd, args, ...opts }, deadline, out);
       if (r.exitCode !== 0 || r.timedOut)
         throw new Error(`${cmd} exited with ${r.timedOut ? "timeout" : r.exitCode}`);
     },
   };
 
   const steps = typeof suite.steps === "function" ? suite.steps(ctx) : suite.steps;
-  if (!Array.isArray(steps)) return { skipped: steps.skip };
+  if (!Array.isArray(steps)) {
+    out.log(dim(`– skipped: ${steps.skip}`));
+    return { skipped: steps.skip };
+  }
 
   let phase = "setup";
   let teardown = null;
@@ -490,8 +558,8 @@ async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
     for (const step of steps) {
       if (interrupted) break;
       const stepStarted = Date.now();
-      console.log(bold(`› ${step.label}`));
-      const run = await runCommand({ ...step, env: { ...env, ...step.env } }, deadline);
+      out.log(bold(`› ${step.label}`));
+      const run = await runCommand({ ...step, env: { ...env, ...step.env } }, deadline, out);
       const parsed = interrupted ? null : step.parse(run);
       let { passed, failed } = parsed ?? { passed: 0, failed: 0 };
       const why = [];
@@ -507,7 +575,7 @@ async function runSuite(suite, { index, total, tmpDir, timeoutMin }) {
       const tally = `${passed} passed, ${failed} failed`;
       const ok = failed === 0 && !interrupted;
       const line = `${ok ? "✔" : "✖"} ${step.label}: ${tally}${why.length ? ` (${why.join("; ")})` : ""} ${dim(seconds(Date.now() - stepStarted))}`;
-      console.log(ok ? green(line) : red(line));
+      out.log(ok ? green(line) : red(line));
       if (why.length) result.notes.push(`${step.label}: ${why.join("; ")}`);
       if (failed > 0 && step.failures) result.failures.push(...step.failures());
       if (run.timedOut) break;
@@ -546,6 +614,17 @@ function reportFailures(rows) {
   }
 }
 
+/** The selected suites in order, those of one `beside()` batch together. */
+function batches(suites) {
+  const grouped = [];
+  for (const suite of suites) {
+    const last = grouped.at(-1);
+    if (suite.batch && last?.[0].batch === suite.batch) last.push(suite);
+    else grouped.push([suite]);
+  }
+  return grouped;
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const suites = SUITES.filter(opts.selected);
@@ -570,16 +649,25 @@ async function main() {
   const rows = [];
   const started = Date.now();
   try {
-    for (const [i, suite] of suites.entries()) {
+    for (const batch of batches(suites)) {
       if (interrupted) break;
-      const r = await runSuite(suite, {
-        index: i + 1,
-        total: suites.length,
-        tmpDir,
-        timeoutMin: opts.timeoutMin,
-      });
-      if (r.skipped) console.log(dim(`– skipped: ${r.skipped}`));
-      rows.push({ suite, ...r });
+      const outputs = batch.map(() => new SuiteOutput());
+      const runs = batch.map((suite, i) =>
+        runSuite(suite, {
+          index: suites.indexOf(suite) + 1,
+          total: suites.length,
+          tmpDir,
+          timeoutMin: opts.timeoutMin,
+          out: outputs[i],
+          beside: batch.filter((other) => other !== suite).map((other) => other.title),
+        }),
+      );
+      // The terminal goes to each suite of the batch in turn: what a later one printed meanwhile
+      // comes out when the one before it ends.
+      for (const [i, run] of runs.entries()) {
+        outputs[i].goLive();
+        rows.push({ suite: batch[i], ...(await run) });
+      }
     }
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });

@@ -4,8 +4,11 @@
 // Run: node --import tsx --test contract/test/openapi-document.test.ts
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { OPENAPI_DESCRIPTION_VERSION, openApiPath } from "../src/index.js";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { loadOpenApiDocument, OPENAPI_DESCRIPTION_VERSION, openApiPath } from "../src/index.js";
 import {
   asObject,
   doc,
@@ -30,6 +33,28 @@ const SHARED_ERROR_RESPONSES = [
 ];
 
 describe("OpenAPI document", () => {
+  test("is loaded as the YAML holds it now, through the parsed copy kept under the YAML's digest", () => {
+    const yaml = readFileSync(openApiPath, "utf8");
+    assert.deepEqual(loadOpenApiDocument(), parseYaml(yaml));
+    const digest = createHash("sha256").update(yaml).digest("hex").slice(0, 16);
+    const cache = new URL(`../.openapi-${digest}.json`, import.meta.url);
+    assert.deepEqual(JSON.parse(readFileSync(cache, "utf8")), parseYaml(yaml));
+    // A damaged copy is not believed: the next process parses the YAML and writes the copy again.
+    writeFileSync(cache, "{ damaged");
+    const paths = execFileSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        'const c = await import("./contract/src/index.ts"); console.log(Object.keys(c.loadOpenApiDocument().paths).length)',
+      ],
+      { encoding: "utf8", cwd: new URL("../..", import.meta.url) },
+    );
+    assert.equal(Number(paths), Object.keys(asObject(parseYaml(yaml).paths, "paths")).length);
+    assert.deepEqual(JSON.parse(readFileSync(cache, "utf8")), parseYaml(yaml));
+  });
+
   test("is OpenAPI 3.1.0, description 2.16.0, with the Known gap note", () => {
     assert.ok(openApiPath.endsWith("v1.yaml"));
     assert.equal(doc.openapi, "3.1.0");

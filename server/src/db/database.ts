@@ -349,6 +349,11 @@ export interface OpenDatabaseOptions {
    * opens it; a database already there is opened as it is.
    */
   freshSnapshot?: SnapshotTar;
+  /**
+   * PGlite only: server settings for this start (`-c name=value` after PGlite's own), e.g. a smaller
+   * `shared_buffers` for the thousands of short-lived test databases (server/test/support/harness.ts).
+   */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -374,6 +379,11 @@ function removeInterruptedCreation(dataPath: string): void {
   if (!fs.existsSync(marker)) return;
   fs.rmSync(dataPath, { recursive: true, force: true });
   fs.rmSync(marker, { force: true });
+}
+
+function pgliteStartParams(settings: Record<string, string>): string[] {
+  const extra = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+  return [...PGlite.defaultStartParams, ...extra];
 }
 
 /** Dumps an embedded database to a tarball; undefined for a PostgreSQL server. */
@@ -423,7 +433,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       }
     }
     // No `parsers`: results are parsed by db/pglite-pipelined.ts with node-postgres's rules.
-    const db = new PGlite(dataPath, options.snapshot ? { loadDataDir: options.snapshot } : {});
+    // One options object: PGlite reads a second argument only when the first is a directory.
+    const db = new PGlite({
+      dataDir: dataPath,
+      ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
+      ...(options.settings ? { startParams: pgliteStartParams(options.settings) } : {}),
+    });
     await db.waitReady;
     if (creating) fs.rmSync(creating, { force: true });
     // Starting writes files with loose modes: the cluster unpacked on first start, and the

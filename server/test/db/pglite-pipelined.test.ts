@@ -1,8 +1,12 @@
 // The embedded database's statement path (db/pglite-pipelined.ts): parameters as node-postgres
 // sends them, results as node-postgres parses them, errors intact, PGlite's locks honoured, and
 // statements prepared by name.
-// Always on an in-memory PGlite, whichever engine the rest of the suite runs on.
+// Always on PGlite (in memory, and in a directory for the settings), whichever engine the rest of
+// the suite runs on.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openDatabase, type Database } from "../../src/db/database.js";
 import { toPostgresText } from "../../src/db/pglite-pipelined.js";
@@ -157,4 +161,30 @@ describe("PGlite pipelined statements", () => {
     await run();
     assert.match(await plan(), /Index Scan using parents_pkey/);
   });
+});
+
+test("server settings given to openDatabase apply to that start of PGlite only, in memory or in a directory", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-settings-"));
+  const setting = "SELECT current_setting('shared_buffers') AS sb, current_setting('work_mem') AS wm";
+  try {
+    for (const where of [{}, { dataDir }]) {
+      const tuned = await openDatabase({
+        ...where,
+        settings: { shared_buffers: "16MB", work_mem: "1234kB" },
+      });
+      try {
+        assert.deepEqual(await tuned.query(setting), [{ sb: "16MB", wm: "1234kB" }], JSON.stringify(where));
+      } finally {
+        await tuned.close();
+      }
+      const plain = await openDatabase(where);
+      try {
+        assert.deepEqual(await plain.query(setting), [{ sb: "128MB", wm: "4MB" }], JSON.stringify(where));
+      } finally {
+        await plain.close();
+      }
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });

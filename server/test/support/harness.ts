@@ -67,7 +67,7 @@ export async function openEmptyTestDatabase(): Promise<{
     const created = await createPostgresDatabase();
     return { db: await openDatabase({ databaseUrl: created.url }), url: created.url, drop: created.drop };
   }
-  return { db: await openDatabase({}), drop: async () => {} };
+  return { db: await openDatabase({ settings: TEST_PGLITE_SETTINGS }), drop: async () => {} };
 }
 
 /** A migrated database on the engine under test; `dispose` closes (and drops) it. */
@@ -90,7 +90,11 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
   const dataDir = fs.mkdtempSync(path.join(TEST_DATA_ROOT, `${TEST_DATA_PREFIX}${process.pid}-`));
   openTestDirectories.add(dataDir);
   try {
-    const db = await openDatabase({ dataDir, freshSnapshot: await parsedSnapshot() });
+    const db = await openDatabase({
+      dataDir,
+      freshSnapshot: await parsedSnapshot(),
+      settings: TEST_PGLITE_SETTINGS,
+    });
     await migrate(db); // a no-op on the snapshot; keeps this path honest if the cache is stale
     return {
       db,
@@ -109,6 +113,12 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
     throw error;
   }
 }
+
+// A test database holds a few hundred rows, and PGlite's start takes longer the larger its buffer
+// pool: 16 MB of shared buffers instead of the default 128 MB halves the cost of opening one
+// (scripts/README.md).
+// Plans do not depend on it; the servers the CLI, reliability and browser suites start keep the default.
+const TEST_PGLITE_SETTINGS = { shared_buffers: "16MB" };
 
 // Test data directories: in memory-backed /dev/shm when the machine has one with room (a
 // container's default is 64 MB; a database is about 30 MB), else the temp dir; named by the test

@@ -21,6 +21,7 @@ import {
   parsePytest,
   parseSurefire,
 } from "./lib/result-parsers.mjs";
+import { batches, beside, SuiteOutput } from "./lib/suite-batches.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_SUITE_TIMEOUT_MIN = 20;
@@ -101,16 +102,6 @@ function nodeTestSuite({ id, title, dir, exclude, env = {}, setup }) {
 
 /** Environment for server tests: never let a developer's DATABASE_URL leak into them. */
 const serverEnv = (db) => ({ GUARD_TEST_DB: db, DATABASE_URL: undefined });
-
-/**
- * Suites that run at the same time (scripts/README.md, "Suites side by side"): for suites that
- * each leave a core idle (a browser, a server answering one client, a Python fuzzer), never for
- * ones that share a writable resource (the .venv, sdks/jvm/target).
- */
-function beside(...suites) {
-  const batch = Symbol(suites.map((s) => s.id).join(" + "));
-  return suites.map((suite) => ({ ...suite, batch }));
-}
 
 /** schemathesis against an in-process server on one engine (scripts/fuzz.mjs). */
 function fuzzSuite(engine, name) {
@@ -401,37 +392,6 @@ function killGroup(child, signal) {
 }
 
 /**
- * Where one suite's output goes: to the terminal, or held while another suite of its batch streams
- * there, until `goLive()` prints what was held and lets the rest through. Output of suites side by
- * side is never interleaved.
- */
-class SuiteOutput {
-  #held = []; // [stream, chunk], in order, while not live
-  #live = false;
-  stdout = { write: (chunk) => this.#write(process.stdout, chunk) };
-  stderr = { write: (chunk) => this.#write(process.stderr, chunk) };
-
-  #write(stream, chunk) {
-    if (this.#live) stream.write(chunk);
-    else this.#held.push([stream, chunk]);
-  }
-
-  log(line) {
-    this.stdout.write(`${line}\n`);
-  }
-
-  error(line) {
-    this.stderr.write(`${line}\n`);
-  }
-
-  goLive() {
-    for (const [stream, chunk] of this.#held) stream.write(chunk);
-    this.#held = [];
-    this.#live = true;
-  }
-}
-
-/**
  * Run one command in its own process group, streaming its output to `out` and keeping it for
  * parsing. Resolves { exitCode, output, timedOut }; never rejects (a spawn error becomes exit code 127).
  */
@@ -610,17 +570,6 @@ function reportFailures(rows) {
     const more = r.failures.length - MAX_FAILURES_SHOWN;
     if (more > 0) console.log(red(`${r.suite.title}: ${more} more failing tests above`));
   }
-}
-
-/** The selected suites in order, those of one `beside()` batch together. */
-function batches(suites) {
-  const grouped = [];
-  for (const suite of suites) {
-    const last = grouped.at(-1);
-    if (suite.batch && last?.[0].batch === suite.batch) last.push(suite);
-    else grouped.push([suite]);
-  }
-  return grouped;
 }
 
 async function main() {

@@ -68,7 +68,7 @@ function findFiles(dir, suffix) {
  * counts. Environment the tests must honour: GUARD_TEST_DB (pglite | postgres) and, for postgres,
  * GUARD_TEST_DATABASE_URL (a superuser URL on the `postgres` database; tests create their own databases).
  */
-function nodeTestSuite({ id, title, dir, exclude, env = {}, setup }) {
+function nodeTestSuite({ id, title, dir, exclude, env = {}, setup, bundled = false }) {
   return {
     id,
     title,
@@ -83,12 +83,15 @@ function nodeTestSuite({ id, title, dir, exclude, env = {}, setup }) {
       const tap = path.join(ctx.tmpDir, `${id}.tap`);
       return [
         {
-          label: `node --test (${files.length} file${files.length === 1 ? "" : "s"} in ${dir})`,
+          label: `node --test (${files.length} file${files.length === 1 ? "" : "s"} in ${dir}${bundled ? ", bundled" : ""})`,
           cmd: process.execPath,
           args: [
-            ...["--import", "tsx", "--test", ...testConcurrency],
+            // `bundled`: each test file runs as one JavaScript module (scripts/bundled-tests.mjs).
+            ...(bundled ? ["scripts/bundled-tests.mjs"] : ["--import", "tsx", "--test"]),
+            ...testConcurrency,
             ...["--test-reporter=spec", "--test-reporter-destination=stdout"],
             ...["--test-reporter=tap", `--test-reporter-destination=${tap}`],
+            ...(bundled ? ["--"] : []),
             ...files.map((f) => path.relative(ROOT, f)),
           ],
           env,
@@ -150,12 +153,14 @@ const SUITES = [
     title: "server (PGlite)",
     dir: "server/test",
     env: serverEnv("pglite"),
+    bundled: true,
   }),
   nodeTestSuite({
     id: "server-postgres",
     title: "server (PostgreSQL)",
     dir: "server/test",
     env: serverEnv("postgres"),
+    bundled: true,
     setup: async (ctx) => {
       const cluster = await startThrowawayPostgres({ log: ctx.log });
       return { env: { GUARD_TEST_DATABASE_URL: cluster.adminUrl }, teardown: () => cluster.stop() };

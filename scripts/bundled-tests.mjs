@@ -2,8 +2,7 @@
 // Runs TypeScript test files under `node --test` as JavaScript bundles: each file with the
 // TypeScript it imports (ours, and @guard/contract's sources) in one module, packages loaded from
 // node_modules as they are. A test process then loads a few modules instead of passing a few
-// hundred through tsx's loader thread, which saves about 0.9 s of CPU per test file
-// (scripts/README.md, "Test files as bundles").
+// hundred through tsx's loader thread (figures in scripts/README.md, "Test files as bundles").
 //
 //   node scripts/bundled-tests.mjs [node --test options...] -- <file.test.ts>...
 //

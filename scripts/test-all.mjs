@@ -131,7 +131,7 @@ function fuzzSuite(engine, name) {
 }
 
 const SUITES = [
-  // Lint and format beside the type checks (each tool mostly single-threaded): 38 s → 32 s.
+  // Lint and format beside the type checks (scripts/README.md, "Suites side by side").
   ...beside(
     {
       id: "static-lint",
@@ -180,7 +180,7 @@ const SUITES = [
   }),
   // Whole-system properties over loopback (kill -9, isolation, outages, hostile input, tampering:
   // reliability/README.md), beside the contract fuzzer on the same engine: each keeps about one
-  // core busy, so the pair takes little longer than either alone.
+  // core busy.
   ...beside(
     nodeTestSuite({
       id: "reliability-pglite",
@@ -206,7 +206,7 @@ const SUITES = [
   nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
   nodeTestSuite({ id: "banner", title: "banner", dir: "banner/test", exclude: "banner/test/browser" }),
   // The hosted banner in Debian's Chromium against a real listening Guard, on each engine. One after
-  // the other: side by side they took as long (each browser keeps both cores busy).
+  // the other: each browser keeps both cores busy.
   nodeTestSuite({
     id: "banner-browser-pglite",
     title: "banner in Chromium (PGlite)",
@@ -230,7 +230,7 @@ const SUITES = [
   }),
   // The dashboard in Debian's Chromium against a real listening Guard, on each engine. The support
   // code builds dashboard/dist first when it is missing or stale (scripts/build-if-stale.mjs). One
-  // after the other: side by side they saved 15 of 160 s (each browser keeps both cores busy).
+  // after the other: each browser keeps both cores busy.
   nodeTestSuite({
     id: "dashboard-browser-pglite",
     title: "dashboard in Chromium (PGlite)",

@@ -76,8 +76,8 @@ let postgresTemplate: Promise<string> | undefined;
 /**
  * A migrated database on the test cluster that test databases are copied from, one per set of
  * migrations (its name carries their digest). Whichever test process asks first makes it, under an
- * advisory lock the others wait on; copying it (CREATE DATABASE … TEMPLATE) costs about 35 ms of
- * the server's time where migrating a new database costs about 175 (scripts/README.md).
+ * advisory lock the others wait on; copying it (CREATE DATABASE … TEMPLATE) is cheaper than
+ * migrating a new database (figures in scripts/README.md).
  */
 function migratedPostgresTemplate(): Promise<string> {
   postgresTemplate ??= withAdminClient(async (admin) => {
@@ -170,8 +170,8 @@ export async function openTestDatabase(): Promise<{ db: Database; url?: string; 
 }
 
 // A test database holds a few hundred rows, and PGlite's start takes longer the larger its buffer
-// pool: 16 MB of shared buffers instead of the default 128 MB halves the cost of opening one
-// (scripts/README.md).
+// pool, so test databases start with 16 MB of shared buffers instead of the default 128 MB
+// (figures in scripts/README.md).
 // Plans do not depend on it; the servers the CLI, reliability and browser suites start keep the default.
 const TEST_PGLITE_SETTINGS = { shared_buffers: "16MB" };
 

@@ -10,7 +10,8 @@
 // relative to itself (migrations, fixtures, bin/guard.js) is found as from the sources; processes a
 // test starts with `--import tsx` run the sources as before. Stack traces point at the sources
 // (linked source maps, --enable-source-maps). The bundles are written below .test-tmp/ (ignored by
-// git) and removed when the run ends.
+// git) and removed when the run ends. The files start in the order given (node --test alone sorts
+// them).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -72,10 +73,17 @@ const ownUrls = {
   },
 };
 
+// node --test sorts the files it is given by path before it runs them; each bundle's path starts
+// with its file's place in the list, so the files start in the order given.
+const entryPoints = files.map((file, index) => {
+  const relative = path.relative(ROOT, file);
+  const name = relative.startsWith("..") ? path.basename(file) : relative;
+  return { in: file, out: path.join(String(index).padStart(4, "0"), name.replace(/\.[cm]?[jt]s$/, "")) };
+});
+
 const built = await esbuild.build({
-  entryPoints: files,
+  entryPoints,
   outdir: outDir,
-  outbase: ROOT,
   outExtension: { ".js": ".mjs" },
   bundle: true,
   // Modules the test files share (the server, the harness) go into chunks, written once.

@@ -80,6 +80,10 @@ function nodeTestSuite({ id, title, dir, exclude, env = {}, setup, bundled = fal
         (f) => !skipped || !f.startsWith(skipped),
       );
       if (files.length === 0) return { skip: `${dir} has no *.test.ts files yet` };
+      // Bundled runs start the files in the order given (node --test alone sorts them): the largest
+      // first, as size stands in for duration, so that no long file starts last and leaves a core
+      // idle at the end (scripts/README.md).
+      if (bundled) files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size);
       const tap = path.join(ctx.tmpDir, `${id}.tap`);
       return [
         {
@@ -296,61 +300,76 @@ const SUITES = [
     dir: "docs/test",
     env: serverEnv("pglite"),
   }),
-  {
-    id: "conformance",
-    title: "SDK conformance",
+  // Two lanes side by side, each against a fixture server of its own: a fixture's flaky front
+  // replays one queue of scripted faults, so the adapters that share one run one at a time
+  // (conformance/README.md). Each lane keeps about one core busy (scripts/README.md).
+  ...beside(
+    conformanceSuite({
+      id: "conformance-node-jvm",
+      title: "SDK conformance: Node, @guard/js, JVM",
+      adapters: ["node", "js", "jvm"],
+    }),
+    conformanceSuite({ id: "conformance-python", title: "SDK conformance: Python", adapters: ["python"] }),
+  ),
+];
+
+/** `adapters` (node, js, python, jvm) against one fixture server (conformance/start-fixture.mjs). */
+function conformanceSuite({ id, title, adapters }) {
+  return {
+    id,
+    title,
     requires: ["conformance/scenarios", "sdks/node"],
-    // One live fixture server (conformance/README.md) shared by every SDK's adapter, one at a time.
     setup: async (ctx) => {
       const server = await startFixtureServer({ log: ctx.log });
       return { env: { GUARD_CONFORMANCE_FIXTURES: server.fixturesJson }, teardown: server.stop };
     },
-    steps: (ctx) => conformanceSteps(ctx),
-  },
-];
+    steps: (ctx) => {
+      const steps = adapters.flatMap((adapter) => conformanceStep(adapter, ctx));
+      return steps.length > 0 ? steps : { skip: `no ${adapters.join(" or ")} adapter yet` };
+    },
+  };
+}
 
-/** The node and js adapters always; the Python and JVM adapters once their engineers add them. */
-function conformanceSteps(ctx) {
+/** One adapter's run; none while the Python or JVM adapter does not exist yet. */
+function conformanceStep(adapter, ctx) {
   const parse = ({ output }) => parseConformance(output);
-  const steps = [
-    {
-      label: "conformance: node",
-      cmd: process.execPath,
-      args: ["--import", "tsx", "conformance/run-node.mjs"],
-      parse,
-    },
-    {
-      label: "conformance: js",
-      cmd: process.execPath,
-      args: ["--import", "tsx", "conformance/run-js.mjs"],
-      parse,
-    },
-  ];
-  if (fs.existsSync(path.join(ROOT, "sdks/python/conformance_adapter.py"))) {
+  const label = `conformance: ${adapter}`;
+  if (adapter === "node" || adapter === "js")
+    return [
+      { label, cmd: process.execPath, args: ["--import", "tsx", `conformance/run-${adapter}.mjs`], parse },
+    ];
+  if (adapter === "python") {
+    if (!fs.existsSync(path.join(ROOT, "sdks/python/conformance_adapter.py"))) {
+      ctx.log("python adapter (sdks/python/conformance_adapter.py) not present: skipped");
+      return [];
+    }
     // The venv is the python-sdk suite's (it runs first and installs sdks/python into it).
-    steps.push({
-      label: "conformance: python",
-      cmd: path.join(ROOT, ".venv", "bin", "python"),
-      args: ["sdks/python/conformance_adapter.py"],
-      parse,
-    });
-  } else {
-    ctx.log("python adapter (sdks/python/conformance_adapter.py) not present: skipped");
+    if (!fs.existsSync(path.join(ROOT, ".venv", "bin", "python")))
+      ctx.log("no .venv yet: run the python-sdk suite first (it makes .venv and installs sdks/python)");
+    return [
+      {
+        label,
+        cmd: path.join(ROOT, ".venv", "bin", "python"),
+        args: ["sdks/python/conformance_adapter.py"],
+        parse,
+      },
+    ];
   }
   const pom = path.join(ROOT, "sdks/jvm/pom.xml");
   const jvmAdapter = path.join(ROOT, "sdks/jvm/src/test/kotlin/ai/guard/conformance");
   const hasJvmAdapter = fs.existsSync(jvmAdapter) && findFiles(jvmAdapter, ".kt").length > 0;
-  if (hasJvmAdapter && fs.readFileSync(pom, "utf8").includes("<id>conformance</id>")) {
-    steps.push({
-      label: "conformance: jvm",
+  if (!hasJvmAdapter || !fs.readFileSync(pom, "utf8").includes("<id>conformance</id>")) {
+    ctx.log("jvm adapter (sdks/jvm conformance profile + ai.guard.conformance sources) not present: skipped");
+    return [];
+  }
+  return [
+    {
+      label,
       cmd: "mvn",
       args: ["-B", "-q", "-ntp", "-f", "sdks/jvm/pom.xml", "-Pconformance", "test-compile", "exec:java"],
       parse,
-    });
-  } else {
-    ctx.log("jvm adapter (sdks/jvm conformance profile + ai.guard.conformance sources) not present: skipped");
-  }
-  return steps;
+    },
+  ];
 }
 
 // ---- command line ------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // scripts/bundled-tests.mjs: a TypeScript test file run as a bundle keeps its own import.meta.url,
-// its failures fail the run, and the bundles are gone afterwards.
+// its failures fail the run, files start in the order given, and the bundles are gone afterwards.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -62,4 +62,33 @@ test("a failing bundled test fails the run, at its source line", () => {
   assert.equal(run.status, 1);
   assert.match(run.stdout, /^# fail 1$/m);
   assert.match(run.stdout, /example\.test\.ts:6:/);
+});
+
+test("files start in the order given, not sorted by name", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "guard-bundled-order-"));
+  const log = path.join(dir, "started.log");
+  const names = ["c", "a", "d", "b"];
+  for (const name of names)
+    fs.writeFileSync(
+      path.join(dir, `${name}.test.ts`),
+      `import fs from "node:fs";
+       import { test } from "node:test";
+       test("${name}", () => fs.appendFileSync(${JSON.stringify(log)}, "${name}"));`,
+    );
+  try {
+    const run = spawnSync(
+      process.execPath,
+      [
+        "scripts/bundled-tests.mjs",
+        "--test-concurrency=1",
+        "--",
+        ...names.map((name) => path.join(dir, `${name}.test.ts`)),
+      ],
+      { cwd: ROOT, encoding: "utf8", env: { ...process.env, NODE_TEST_CONTEXT: undefined } },
+    );
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.equal(fs.readFileSync(log, "utf8"), names.join(""));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -144,7 +144,12 @@ describe("kill -9 under write load", () => {
       }
     };
     const lanes = Promise.all(Array.from({ length: LANES }, lane));
-    await Promise.race([reached, sleep(MAX_ROUND_MS)]);
+    // The cap's timer is cancelled once the round ends: left pending, it would hold the test
+    // process open for up to MAX_ROUND_MS after the last test.
+    const roundOver = new AbortController();
+    const capped = sleep(MAX_ROUND_MS, undefined, { signal: roundOver.signal }).catch(() => undefined);
+    await Promise.race([reached, capped]);
+    roundOver.abort();
     stopped = true;
     await target.kill("SIGKILL");
     await lanes;

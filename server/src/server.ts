@@ -49,12 +49,17 @@ export interface RunningServer {
 
 export async function openConfiguredDatabase(
   config: Config,
-  options: { fromSnapshot?: SnapshotTar | undefined } = {},
+  options: {
+    fromSnapshot?: SnapshotTar | undefined;
+    /** Embedded database only: server settings for this start (openDatabase's `settings`). */
+    embeddedSettings?: Record<string, string> | undefined;
+  } = {},
 ): Promise<Database> {
   return openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     ...(options.fromSnapshot ? { freshSnapshot: options.fromSnapshot } : {}),
+    ...(options.embeddedSettings && !config.databaseUrl ? { settings: options.embeddedSettings } : {}),
   });
 }
 

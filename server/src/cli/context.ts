@@ -22,6 +22,14 @@ export interface GlobalOptions {
   dataDir?: string;
 }
 
+/**
+ * PGlite settings for a command that is not `guard serve`. PGlite clears its whole buffer pool at
+ * every start (128 MB by default), a cost a command pays each time it runs and never recovers in a
+ * process that lives for one command; 16 MB holds what any command touches more than once, and
+ * reads beyond it come from the operating system's file cache (bench/README.md, "Start-up").
+ */
+const ONE_SHOT_SETTINGS = { shared_buffers: "16MB" };
+
 export class CliContext {
   private database: Database | undefined;
   /** Whether this context migrated the database (only then can a command have queued audit entries). */
@@ -57,8 +65,12 @@ export class CliContext {
     }
   }
 
-  /** The database, opened and (unless `migrateOnOpen` is false) migrated on first use. */
-  async db(options: { migrateOnOpen?: boolean } = {}): Promise<Database> {
+  /**
+   * The database, opened and (unless `migrateOnOpen` is false) migrated on first use. `serving`:
+   * for `guard serve`; any other command is one short-lived process, which opens the embedded
+   * database with a smaller buffer pool (ONE_SHOT_SETTINGS).
+   */
+  async db(options: { migrateOnOpen?: boolean; serving?: boolean } = {}): Promise<Database> {
     // The server migrated its database when it started.
     if (this.host) return (this.database = this.host.db);
     if (!this.database) {
@@ -78,7 +90,10 @@ export class CliContext {
       // as the snapshot the next fresh directory starts from (migrate()).
       this.createdWithoutSnapshot = fresh && !snapshot;
       try {
-        this.database = await openConfiguredDatabase(this.config, { fromSnapshot: snapshot });
+        this.database = await openConfiguredDatabase(this.config, {
+          fromSnapshot: snapshot,
+          embeddedSettings: options.serving ? undefined : ONE_SHOT_SETTINGS,
+        });
       } catch (error) {
         if (error instanceof DataDirLockedError) {
           // A server holding the directory listens on its socket: the command runs there.

@@ -60,7 +60,7 @@ export function registerServeCommands(program: Command, run: RunAction): void {
               `Guard is already running on this data directory at ${ctx.host.url} (pid ${process.pid}); stop it first to start another server on it`,
             );
           }
-          const db = await ctx.db();
+          const db = await ctx.db({ serving: true });
           // --port overrides PORT; 0 picks a free port (tests, several local servers).
           const config = options.port === undefined ? ctx.config : { ...ctx.config, port: options.port };
           const server = await listenOrExplain(config, () =>

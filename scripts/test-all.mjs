@@ -21,7 +21,7 @@ import {
   parsePytest,
   parseSurefire,
 } from "./lib/result-parsers.mjs";
-import { batches, beside, SuiteOutput } from "./lib/suite-batches.mjs";
+import { batches, beside, besideOf, runLanes, SuiteOutput } from "./lib/suite-batches.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_SUITE_TIMEOUT_MIN = 20;
@@ -134,8 +134,53 @@ function fuzzSuite(engine, name) {
   };
 }
 
+/** pytest over the Python SDK, in the one venv at the repo root (.venv). */
+const PYTHON_SDK = {
+  id: "python-sdk",
+  title: "Python SDK (pytest)",
+  requires: "sdks/python",
+  // One venv at the repo root (.venv, ignored by git, eslint and prettier), refreshed each run.
+  setup: async (ctx) => {
+    const venv = path.join(ROOT, ".venv");
+    const python = path.join(venv, "bin", "python");
+    if (!fs.existsSync(python)) await ctx.exec("python3", ["-m", "venv", venv]);
+    const pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"];
+    await ctx.exec(pip[0], [...pip.slice(1), "pytest", "-e", "sdks/python[test]"]);
+    return {
+      env: { VIRTUAL_ENV: venv, PATH: `${path.join(venv, "bin")}${path.delimiter}${process.env.PATH}` },
+    };
+  },
+  steps: [
+    {
+      label: "pytest sdks/python",
+      cmd: path.join(ROOT, ".venv", "bin", "python"),
+      args: ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+      cwd: "sdks/python",
+      parse: ({ output }) => parsePytest(output),
+    },
+  ],
+};
+
+/** Maven's test phase over the JVM SDK (writes sdks/jvm/target). */
+const JVM_SDK = {
+  id: "jvm-sdk",
+  title: "JVM SDK (Maven)",
+  requires: "sdks/jvm/pom.xml",
+  steps: [
+    {
+      label: "mvn test (sdks/jvm)",
+      cmd: "mvn",
+      args: ["-B", "-ntp", "-Dstyle.color=never", "test"],
+      cwd: "sdks/jvm",
+      parse: ({ output }) => parseSurefire(output),
+    },
+  ],
+};
+
 const SUITES = [
-  // Lint and format beside the type checks (scripts/README.md, "Suites side by side").
+  // Lint and format beside the type checks and the Python SDK's tests, which make the .venv the
+  // fuzzer, the getting-started check and the Python conformance adapter use later
+  // (scripts/README.md, "Suites side by side").
   ...beside(
     {
       id: "static-lint",
@@ -164,6 +209,7 @@ const SUITES = [
         },
       ],
     },
+    PYTHON_SDK,
   ),
   nodeTestSuite({ id: "test-runner", title: "test runner", dir: "scripts/test" }),
   nodeTestSuite({ id: "contract", title: "contract", dir: "contract/test" }),
@@ -184,32 +230,34 @@ const SUITES = [
     largestFirst: true,
     setup: withTestCluster,
   }),
-  // Whole-system properties over loopback (kill -9, isolation, outages, hostile input, tampering:
-  // reliability/README.md), beside the contract fuzzer on the same engine: each keeps about one
-  // core busy.
+  // Two lanes (scripts/README.md, "Suites side by side"): the contract fuzzer on each engine, one
+  // after the other (each installs into .venv when a pin is missing); beside it, suites that each
+  // keep about one core busy: the whole-system reliability properties over loopback (kill -9,
+  // isolation, outages, hostile input, tampering: reliability/README.md) on each engine, then the
+  // JVM, Node and @guard/js SDKs' unit suites.
   ...beside(
-    nodeTestSuite({
-      id: "reliability-pglite",
-      title: "reliability (PGlite)",
-      dir: "reliability",
-      env: serverEnv("pglite"),
-      bundled: true,
-    }),
-    fuzzSuite("pglite", "PGlite"),
+    [
+      nodeTestSuite({
+        id: "reliability-pglite",
+        title: "reliability (PGlite)",
+        dir: "reliability",
+        env: serverEnv("pglite"),
+        bundled: true,
+      }),
+      nodeTestSuite({
+        id: "reliability-postgres",
+        title: "reliability (PostgreSQL)",
+        dir: "reliability",
+        env: serverEnv("postgres"),
+        bundled: true,
+        setup: withTestCluster,
+      }),
+      JVM_SDK,
+      nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
+      nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
+    ],
+    [fuzzSuite("pglite", "PGlite"), fuzzSuite("postgres", "PostgreSQL")],
   ),
-  ...beside(
-    nodeTestSuite({
-      id: "reliability-postgres",
-      title: "reliability (PostgreSQL)",
-      dir: "reliability",
-      env: serverEnv("postgres"),
-      bundled: true,
-      setup: withTestCluster,
-    }),
-    fuzzSuite("postgres", "PostgreSQL"),
-  ),
-  nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
-  nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
   nodeTestSuite({ id: "banner", title: "banner", dir: "banner/test", exclude: "banner/test/browser" }),
   // The hosted banner in Debian's Chromium against a real listening Guard, on each engine. One after
   // the other: each browser keeps both cores busy.
@@ -254,48 +302,6 @@ const SUITES = [
     largestFirst: true,
     setup: withTestCluster,
   }),
-  // The Python and JVM SDKs' unit suites: different toolchains, nothing shared.
-  ...beside(
-    {
-      id: "python-sdk",
-      title: "Python SDK (pytest)",
-      requires: "sdks/python",
-      // One venv at the repo root (.venv, ignored by git, eslint and prettier), refreshed each run.
-      setup: async (ctx) => {
-        const venv = path.join(ROOT, ".venv");
-        const python = path.join(venv, "bin", "python");
-        if (!fs.existsSync(python)) await ctx.exec("python3", ["-m", "venv", venv]);
-        const pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"];
-        await ctx.exec(pip[0], [...pip.slice(1), "pytest", "-e", "sdks/python[test]"]);
-        return {
-          env: { VIRTUAL_ENV: venv, PATH: `${path.join(venv, "bin")}${path.delimiter}${process.env.PATH}` },
-        };
-      },
-      steps: [
-        {
-          label: "pytest sdks/python",
-          cmd: path.join(ROOT, ".venv", "bin", "python"),
-          args: ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
-          cwd: "sdks/python",
-          parse: ({ output }) => parsePytest(output),
-        },
-      ],
-    },
-    {
-      id: "jvm-sdk",
-      title: "JVM SDK (Maven)",
-      requires: "sdks/jvm/pom.xml",
-      steps: [
-        {
-          label: "mvn test (sdks/jvm)",
-          cmd: "mvn",
-          args: ["-B", "-ntp", "-Dstyle.color=never", "test"],
-          cwd: "sdks/jvm",
-          parse: ({ output }) => parseSurefire(output),
-        },
-      ],
-    },
-  ),
   // docs/getting-started.md run as written, with curl and each server SDK, against the demo: after
   // the SDK suites, whose venv (Python) and local Maven repository (JVM) its examples use.
   nodeTestSuite({
@@ -379,7 +385,8 @@ function conformanceStep(adapter, ctx) {
 // ---- command line ------------------------------------------------------------------------------------
 
 function usage(exitCode) {
-  const ids = SUITES.map((s) => `  ${s.id.padEnd(16)} ${s.title}`).join("\n");
+  const idWidth = Math.max(...SUITES.map((s) => s.id.length));
+  const ids = SUITES.map((s) => `  ${s.id.padEnd(idWidth)} ${s.title}`).join("\n");
   console.log(
     `usage: node scripts/test-all.mjs [--only <id>]... [--skip <id>]... [--timeout <minutes>] [--list]\n` +
       `An id also matches its dash-prefixed family (--only server = server-pglite + server-postgres);\n` +
@@ -636,15 +643,18 @@ async function main() {
     for (const batch of batches(suites)) {
       if (interrupted) break;
       const outputs = batch.map(() => new SuiteOutput());
-      const runs = batch.map((suite, i) =>
-        runSuite(suite, {
-          index: suites.indexOf(suite) + 1,
-          total: suites.length,
-          tmpDir,
-          timeoutMin: opts.timeoutMin,
-          out: outputs[i],
-          beside: batch.filter((other) => other !== suite).map((other) => other.title),
-        }),
+      const runs = runLanes(
+        batch,
+        (suite, i) =>
+          runSuite(suite, {
+            index: suites.indexOf(suite) + 1,
+            total: suites.length,
+            tmpDir,
+            timeoutMin: opts.timeoutMin,
+            out: outputs[i],
+            beside: besideOf(batch, suite),
+          }),
+        { stopped: () => Boolean(interrupted), skip: () => ({ skipped: "interrupted" }) },
       );
       // The terminal goes to each suite of the batch in turn: what a later one printed meanwhile
       // comes out when the one before it ends.

@@ -2,13 +2,15 @@
 // output reaches the terminal without interleaving. Plain JavaScript, like the runner.
 
 /**
- * Suites that run at the same time (scripts/README.md, "Suites side by side"): for suites that
- * each leave a core idle (a server answering one client, a Python fuzzer, a JVM build), never for
- * ones that share a writable resource (the .venv, sdks/jvm/target).
+ * Suites that run at the same time (scripts/README.md, "Suites side by side"): each argument is a
+ * lane, one suite or an array of suites that run one after the other; the lanes run at once. For
+ * suites that each leave a core idle (a server answering one client, a Python fuzzer, a JVM build),
+ * never for ones that share a writable resource (the .venv, sdks/jvm/target) across lanes.
  */
-export function beside(...suites) {
-  const batch = Symbol(suites.map((s) => s.id).join(" + "));
-  return suites.map((suite) => ({ ...suite, batch }));
+export function beside(...lanes) {
+  const members = lanes.map((lane) => [lane].flat());
+  const batch = Symbol(members.map((lane) => lane.map((s) => s.id).join(" → ")).join(" + "));
+  return members.flatMap((lane, index) => lane.map((suite) => ({ ...suite, batch, lane: index })));
 }
 
 /** The selected suites in order, those of one `beside()` batch together. */
@@ -20,6 +22,45 @@ export function batches(suites) {
     else grouped.push([suite]);
   }
   return grouped;
+}
+
+/** Whether two suites of one batch run in the same lane (one after the other). */
+const sameLane = (a, b) => a === b || (a.lane !== undefined && a.lane === b.lane);
+
+/**
+ * What runs at the same time as `suite`: each other lane of its batch, as its suites' titles in
+ * order ("fuzz (PGlite) → fuzz (PostgreSQL)").
+ */
+export function besideOf(batch, suite) {
+  const lanes = new Map();
+  for (const other of batch) {
+    if (sameLane(other, suite)) continue;
+    const key = other.lane ?? other;
+    lanes.set(key, [...(lanes.get(key) ?? []), other.title]);
+  }
+  return [...lanes.values()].map((titles) => titles.join(" → "));
+}
+
+/**
+ * Runs a batch: its lanes at once, each lane's suites one after the other, through
+ * `run(suite, index)`. Returns one promise per suite, in the batch's order. A lane stops starting
+ * suites once `stopped()` says so; those suites resolve to `skip(suite)`.
+ */
+export function runLanes(batch, run, { stopped = () => false, skip = () => ({}) } = {}) {
+  const laneEnds = new Map();
+  return batch.map((suite, index) => {
+    const key = suite.lane ?? suite;
+    const previous = laneEnds.get(key) ?? Promise.resolve();
+    const result = previous.then(() => (stopped() ? skip(suite) : run(suite, index)));
+    laneEnds.set(
+      key,
+      result.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return result;
+  });
 }
 
 /**

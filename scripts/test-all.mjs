@@ -234,7 +234,8 @@ const SUITES = [
   // after the other (each installs into .venv when a pin is missing); beside it, suites that each
   // keep about one core busy: the whole-system reliability properties over loopback (kill -9,
   // isolation, outages, hostile input, tampering: reliability/README.md) on each engine, then the
-  // JVM, Node and @guard/js SDKs' unit suites.
+  // JVM, Node and @guard/js SDKs' unit suites, then the getting-started walkthrough (which reads
+  // .venv and the Maven repository jvm-sdk fills, and builds sdks/node/dist).
   ...beside(
     [
       nodeTestSuite({
@@ -255,6 +256,14 @@ const SUITES = [
       JVM_SDK,
       nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
       nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
+      // docs/getting-started.md run as written, with curl and each server SDK, against the demo: after
+      // the SDK suites, whose venv (Python) and local Maven repository (JVM) its examples use.
+      nodeTestSuite({
+        id: "getting-started",
+        title: "getting started (docs)",
+        dir: "docs/test",
+        env: serverEnv("pglite"),
+      }),
     ],
     [fuzzSuite("pglite", "PGlite"), fuzzSuite("postgres", "PostgreSQL")],
   ),
@@ -301,14 +310,6 @@ const SUITES = [
     bundled: true,
     largestFirst: true,
     setup: withTestCluster,
-  }),
-  // docs/getting-started.md run as written, with curl and each server SDK, against the demo: after
-  // the SDK suites, whose venv (Python) and local Maven repository (JVM) its examples use.
-  nodeTestSuite({
-    id: "getting-started",
-    title: "getting started (docs)",
-    dir: "docs/test",
-    env: serverEnv("pglite"),
   }),
   // Two lanes side by side, each against a fixture server of its own: a fixture's flaky front
   // replays one queue of scripted faults, so the adapters that share one run one at a time

@@ -178,13 +178,25 @@ test(
       assert.match(String(calls[2]!.headers["idempotency-key"]), /^[0-9a-f-]{36}$/);
       assert.equal(calls[3]!.headers.authorization, "Bearer tok_page");
     } finally {
-      // Chromium writes its profile until it has exited: wait for that before removing it.
+      // Chromium writes its profile until it has exited: wait for that (SIGKILL after 5 s) before
+      // removing it. Its helper processes (renderer, network service) end just after it, and may
+      // still write a file or two, so the removal retries (about 20 s in all, on a loaded machine).
+      const running = browser.exitCode === null && browser.signalCode === null;
       const exited = new Promise((resolve) => browser.once("exit", resolve));
-      browser.kill();
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+      if (running) {
+        browser.kill();
+        const stopped = await Promise.race([
+          exited.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref()),
+        ]);
+        if (!stopped) {
+          browser.kill("SIGKILL");
+          await exited;
+        }
+      }
       guard.close();
       page.close();
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     }
   },
 );

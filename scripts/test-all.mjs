@@ -116,6 +116,23 @@ async function withTestCluster(ctx) {
 /** Environment for server tests: never let a developer's DATABASE_URL leak into them. */
 const serverEnv = (db) => ({ GUARD_TEST_DB: db, DATABASE_URL: undefined });
 
+/**
+ * The same node:test suite once per engine: `<id>-pglite` on the embedded database, then
+ * `<id>-postgres` on a throwaway cluster of its own.
+ */
+function perEngine({ id, title, ...options }) {
+  return [
+    nodeTestSuite({ ...options, id: `${id}-pglite`, title: `${title} (PGlite)`, env: serverEnv("pglite") }),
+    nodeTestSuite({
+      ...options,
+      id: `${id}-postgres`,
+      title: `${title} (PostgreSQL)`,
+      env: serverEnv("postgres"),
+      setup: withTestCluster,
+    }),
+  ];
+}
+
 /** schemathesis against an in-process server on one engine (scripts/fuzz.mjs). */
 function fuzzSuite(engine, name) {
   return {
@@ -213,23 +230,7 @@ const SUITES = [
   ),
   nodeTestSuite({ id: "test-runner", title: "test runner", dir: "scripts/test" }),
   nodeTestSuite({ id: "contract", title: "contract", dir: "contract/test" }),
-  nodeTestSuite({
-    id: "server-pglite",
-    title: "server (PGlite)",
-    dir: "server/test",
-    env: serverEnv("pglite"),
-    bundled: true,
-    largestFirst: true,
-  }),
-  nodeTestSuite({
-    id: "server-postgres",
-    title: "server (PostgreSQL)",
-    dir: "server/test",
-    env: serverEnv("postgres"),
-    bundled: true,
-    largestFirst: true,
-    setup: withTestCluster,
-  }),
+  ...perEngine({ id: "server", title: "server", dir: "server/test", bundled: true, largestFirst: true }),
   // Two lanes (scripts/README.md, "Suites side by side"): the contract fuzzer on each engine, one
   // after the other (each installs into .venv when a pin is missing); beside it, suites that each
   // keep about one core busy: the whole-system reliability properties over loopback (kill -9,
@@ -238,21 +239,7 @@ const SUITES = [
   // .venv and the Maven repository jvm-sdk fills, and builds sdks/node/dist).
   ...beside(
     [
-      nodeTestSuite({
-        id: "reliability-pglite",
-        title: "reliability (PGlite)",
-        dir: "reliability",
-        env: serverEnv("pglite"),
-        bundled: true,
-      }),
-      nodeTestSuite({
-        id: "reliability-postgres",
-        title: "reliability (PostgreSQL)",
-        dir: "reliability",
-        env: serverEnv("postgres"),
-        bundled: true,
-        setup: withTestCluster,
-      }),
+      ...perEngine({ id: "reliability", title: "reliability", dir: "reliability", bundled: true }),
       JVM_SDK,
       nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
       nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
@@ -270,20 +257,11 @@ const SUITES = [
   nodeTestSuite({ id: "banner", title: "banner", dir: "banner/test", exclude: "banner/test/browser" }),
   // The hosted banner in Debian's Chromium against a real listening Guard, on each engine. One after
   // the other: each browser keeps both cores busy.
-  nodeTestSuite({
-    id: "banner-browser-pglite",
-    title: "banner in Chromium (PGlite)",
+  ...perEngine({
+    id: "banner-browser",
+    title: "banner in Chromium",
     dir: "banner/test/browser",
-    env: serverEnv("pglite"),
     bundled: true,
-  }),
-  nodeTestSuite({
-    id: "banner-browser-postgres",
-    title: "banner in Chromium (PostgreSQL)",
-    dir: "banner/test/browser",
-    env: serverEnv("postgres"),
-    bundled: true,
-    setup: withTestCluster,
   }),
   nodeTestSuite({
     id: "dashboard",
@@ -294,22 +272,12 @@ const SUITES = [
   // The dashboard in Debian's Chromium against a real listening Guard, on each engine. The support
   // code builds dashboard/dist first when it is missing or stale (scripts/build-if-stale.mjs). One
   // after the other: each browser keeps both cores busy.
-  nodeTestSuite({
-    id: "dashboard-browser-pglite",
-    title: "dashboard in Chromium (PGlite)",
+  ...perEngine({
+    id: "dashboard-browser",
+    title: "dashboard in Chromium",
     dir: "dashboard/test/browser",
-    env: serverEnv("pglite"),
     bundled: true,
     largestFirst: true,
-  }),
-  nodeTestSuite({
-    id: "dashboard-browser-postgres",
-    title: "dashboard in Chromium (PostgreSQL)",
-    dir: "dashboard/test/browser",
-    env: serverEnv("postgres"),
-    bundled: true,
-    largestFirst: true,
-    setup: withTestCluster,
   }),
   // Two lanes side by side, each against a fixture server of its own: a fixture's flaky front
   // replays one queue of scripted faults, so the adapters that share one run one at a time

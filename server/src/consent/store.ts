@@ -119,6 +119,26 @@ export async function lockGuestConsentsFor(
   return found.map(toStoredConsent);
 }
 
+/** A consent as its `consents` row. */
+function consentRow(consent: StoredConsent) {
+  return {
+    organization_id: consent.organizationId,
+    consent_id: consent.consentId,
+    principal_id: consent.principalId,
+    anonymous_id: consent.anonymousId,
+    notice_id: consent.noticeId,
+    notice_version: consent.noticeVersion,
+    purpose: consent.purpose,
+    data_types: JSON.stringify(consent.dataTypes),
+    source: consent.source,
+    given_at: consent.givenAt,
+    withdrawn_at: consent.withdrawnAt,
+    withdrawal_reason: consent.withdrawalReason,
+    audit_hash: consent.auditHash,
+    audit_key_version: consent.auditKeyVersion,
+  };
+}
+
 /**
  * Inserts a new consent; false when the holder already has an active one for (notice, purpose):
  * a concurrent first consent for the same key loses here, on the partial unique indexes.
@@ -128,22 +148,7 @@ export async function insertConsent(tx: Queryable, consent: StoredConsent): Prom
     tx,
     qb
       .insertInto("consents")
-      .values({
-        organization_id: consent.organizationId,
-        consent_id: consent.consentId,
-        principal_id: consent.principalId,
-        anonymous_id: consent.anonymousId,
-        notice_id: consent.noticeId,
-        notice_version: consent.noticeVersion,
-        purpose: consent.purpose,
-        data_types: JSON.stringify(consent.dataTypes),
-        source: consent.source,
-        given_at: consent.givenAt,
-        withdrawn_at: consent.withdrawnAt,
-        withdrawal_reason: consent.withdrawalReason,
-        audit_hash: consent.auditHash,
-        audit_key_version: consent.auditKeyVersion,
-      })
+      .values(consentRow(consent))
       .onConflict((oc) => oc.doNothing())
       .returning("consent_id"),
     // Every capture runs it: planned once per connection.
@@ -166,24 +171,7 @@ export async function insertConsents(
     tx,
     qb
       .insertInto("consents")
-      .values(
-        consents.map((consent) => ({
-          organization_id: consent.organizationId,
-          consent_id: consent.consentId,
-          principal_id: consent.principalId,
-          anonymous_id: consent.anonymousId,
-          notice_id: consent.noticeId,
-          notice_version: consent.noticeVersion,
-          purpose: consent.purpose,
-          data_types: JSON.stringify(consent.dataTypes),
-          source: consent.source,
-          given_at: consent.givenAt,
-          withdrawn_at: consent.withdrawnAt,
-          withdrawal_reason: consent.withdrawalReason,
-          audit_hash: consent.auditHash,
-          audit_key_version: consent.auditKeyVersion,
-        })),
-      )
+      .values(consents.map(consentRow))
       .onConflict((oc) => oc.doNothing())
       .returning("consent_id"),
   );

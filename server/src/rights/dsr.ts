@@ -5,13 +5,13 @@ import type { Database, Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
 import { canonicalJson } from "../lib/canonical-json.js";
-import { groupBy } from "../lib/group-by.js";
 import { newId } from "../lib/ids.js";
 import { findPolicy } from "../retention/store/policies.js";
-import { enqueueEvent, enqueueEvents } from "../webhooks/outbox.js";
+import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
 import { erasePrincipalData, type ErasureContext, type ErasureReport } from "./erasure.js";
-import { recordTransition, recordTransitions, type Actor } from "./history.js";
+import { recordFiled, type FiledKind } from "./filings.js";
+import { recordTransition, type Actor } from "./history.js";
 import { withExternalIds, withKnownExternalIds } from "./principals.js";
 import { DAY_MS, periodsForFiling } from "./settings.js";
 import {
@@ -80,6 +80,16 @@ const eventPayload = (r: DsrRecord) => ({
   dueAt: r.dueAt,
 });
 
+/** How a filed request is evidenced (filings.ts). */
+const FILED_DSR: FiledKind<DsrRecord> = {
+  subjectKind: "dsr",
+  firstStatus: "pending",
+  eventType: "dsr.created",
+  idOf: (r) => r.requestId,
+  evidenceOf: (r) => ({ type: r.type, dueAt: r.dueAt }),
+  eventPayloadOf: eventPayload,
+};
+
 /** What a principal files, with who files it. */
 export interface DsrFiling {
   organizationId: string;
@@ -129,28 +139,13 @@ export async function createDsrs(
   }
   const stored = await insertDsrs(tx, filings);
   const records = await withKnownExternalIds(tx, stored, inputs);
-  await recordTransitions(
+  await recordFiled(
     tx,
-    records.map((record, i) => ({
-      organizationId: record.organizationId,
-      subjectKind: "dsr",
-      subjectId: record.requestId,
-      principalId: record.principalId,
-      from: null,
-      to: "pending",
-      actor: inputs[i]!.actor,
-      evidence: { type: record.type, dueAt: record.dueAt },
-    })),
+    FILED_DSR,
+    records,
+    inputs.map((input) => input.actor),
     now,
   );
-  for (const [organizationId, ofOrganization] of groupBy(records, (r) => r.organizationId)) {
-    await enqueueEvents(
-      tx,
-      organizationId,
-      ofOrganization.map((record) => ({ eventType: "dsr.created", payload: eventPayload(record) })),
-      now,
-    );
-  }
   return records;
 }
 

@@ -4,11 +4,11 @@
 import type { Database, Queryable } from "../db/database.js";
 import { Failure, notFound, validationError } from "../lib/failure.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../lib/paging.js";
-import { groupBy } from "../lib/group-by.js";
 import { newId } from "../lib/ids.js";
-import { enqueueEvent, enqueueEvents } from "../webhooks/outbox.js";
+import { enqueueEvent } from "../webhooks/outbox.js";
 import { dueStateOf, type DueState } from "./clocks.js";
-import { recordTransition, recordTransitions, type Actor } from "./history.js";
+import { recordFiled, type FiledKind } from "./filings.js";
+import { recordTransition, type Actor } from "./history.js";
 import { withExternalIds, withKnownExternalIds } from "./principals.js";
 import { DAY_MS, periodsForFiling } from "./settings.js";
 import { GRIEVANCE_TERMINAL, GRIEVANCE_TRANSITIONS, pathTo, type GrievanceStatus } from "./state-machines.js";
@@ -70,6 +70,16 @@ const eventPayload = (r: GrievanceRecord) => ({
   dueAt: r.dueAt,
 });
 
+/** How a filed grievance is evidenced (filings.ts). */
+const FILED_GRIEVANCE: FiledKind<GrievanceRecord> = {
+  subjectKind: "grievance",
+  firstStatus: "open",
+  eventType: "grievance.created",
+  idOf: (r) => r.grievanceId,
+  evidenceOf: (r) => ({ dueAt: r.dueAt }),
+  eventPayloadOf: eventPayload,
+};
+
 /** What a principal files, with who files it. */
 export interface GrievanceFiling {
   organizationId: string;
@@ -123,28 +133,13 @@ export async function createGrievances(
   }
   const stored = await insertGrievances(tx, filings);
   const records = await withKnownExternalIds(tx, stored, inputs);
-  await recordTransitions(
+  await recordFiled(
     tx,
-    records.map((record, i) => ({
-      organizationId: record.organizationId,
-      subjectKind: "grievance",
-      subjectId: record.grievanceId,
-      principalId: record.principalId,
-      from: null,
-      to: "open",
-      actor: inputs[i]!.actor,
-      evidence: { dueAt: record.dueAt },
-    })),
+    FILED_GRIEVANCE,
+    records,
+    inputs.map((input) => input.actor),
     now,
   );
-  for (const [organizationId, ofOrganization] of groupBy(records, (r) => r.organizationId)) {
-    await enqueueEvents(
-      tx,
-      organizationId,
-      ofOrganization.map((record) => ({ eventType: "grievance.created", payload: eventPayload(record) })),
-      now,
-    );
-  }
   return records;
 }
 

@@ -151,26 +151,34 @@ function fuzzSuite(engine, name) {
   };
 }
 
-/** pytest over the Python SDK, in the one venv at the repo root (.venv). */
+const VENV = path.join(ROOT, ".venv");
+const VENV_PYTHON = path.join(VENV, "bin", "python");
+
+/**
+ * The one venv at the repo root (.venv, ignored by git, eslint and prettier), made when missing,
+ * with pytest and the Python SDK (editable, with its test extras) installed or refreshed.
+ */
+async function refreshVenv(ctx) {
+  if (!fs.existsSync(VENV_PYTHON)) await ctx.exec("python3", ["-m", "venv", VENV]);
+  const pip = ["-m", "pip", "install", "-q", "--disable-pip-version-check"];
+  await ctx.exec(VENV_PYTHON, [...pip, "pytest", "-e", "sdks/python[test]"]);
+}
+
+/** pytest over the Python SDK, in the one venv at the repo root (.venv), refreshed each run. */
 const PYTHON_SDK = {
   id: "python-sdk",
   title: "Python SDK (pytest)",
   requires: "sdks/python",
-  // One venv at the repo root (.venv, ignored by git, eslint and prettier), refreshed each run.
   setup: async (ctx) => {
-    const venv = path.join(ROOT, ".venv");
-    const python = path.join(venv, "bin", "python");
-    if (!fs.existsSync(python)) await ctx.exec("python3", ["-m", "venv", venv]);
-    const pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"];
-    await ctx.exec(pip[0], [...pip.slice(1), "pytest", "-e", "sdks/python[test]"]);
+    await refreshVenv(ctx);
     return {
-      env: { VIRTUAL_ENV: venv, PATH: `${path.join(venv, "bin")}${path.delimiter}${process.env.PATH}` },
+      env: { VIRTUAL_ENV: VENV, PATH: `${path.join(VENV, "bin")}${path.delimiter}${process.env.PATH}` },
     };
   },
   steps: [
     {
       label: "pytest sdks/python",
-      cmd: path.join(ROOT, ".venv", "bin", "python"),
+      cmd: VENV_PYTHON,
       args: ["-m", "pytest", "-q", "-p", "no:cacheprovider"],
       cwd: "sdks/python",
       parse: ({ output }) => parsePytest(output),
@@ -299,6 +307,9 @@ function conformanceSuite({ id, title, adapters }) {
     title,
     requires: ["conformance/scenarios", "sdks/node"],
     setup: async (ctx) => {
+      // The Python adapter runs in .venv, which the python-sdk suite makes and refreshes earlier in
+      // a whole run; a run of this suite alone (`--only conformance`) makes it here.
+      if (adapters.includes("python") && !fs.existsSync(VENV_PYTHON)) await refreshVenv(ctx);
       const server = await startFixtureServer({ log: ctx.log });
       return { env: { GUARD_CONFORMANCE_FIXTURES: server.fixturesJson }, teardown: server.stop };
     },
@@ -322,13 +333,10 @@ function conformanceStep(adapter, ctx) {
       ctx.log("python adapter (sdks/python/conformance_adapter.py) not present: skipped");
       return [];
     }
-    // The venv is the python-sdk suite's (it runs first and installs sdks/python into it).
-    if (!fs.existsSync(path.join(ROOT, ".venv", "bin", "python")))
-      ctx.log("no .venv yet: run the python-sdk suite first (it makes .venv and installs sdks/python)");
     return [
       {
         label,
-        cmd: path.join(ROOT, ".venv", "bin", "python"),
+        cmd: VENV_PYTHON,
         args: ["sdks/python/conformance_adapter.py"],
         parse,
       },

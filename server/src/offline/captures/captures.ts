@@ -24,7 +24,7 @@ import { newId } from "../../lib/ids.js";
 import { keysetPage, pageScope, type Page, type PageRequest } from "../../lib/paging.js";
 import { currentItemization } from "../../notices/published-cache.js";
 import { versionItemization } from "../../notices/store.js";
-import { enqueueEvent } from "../../webhooks/outbox.js";
+import { enqueueEvents } from "../../webhooks/outbox.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import { findDevice, type DeviceRecord } from "../devices/store.js";
 import { phoneHash } from "../phone-hash.js";
@@ -400,25 +400,27 @@ async function syncInTransaction(
     })),
     receivedAt,
   );
+  // One statement set for the batch's quarantine events, however many sessions it quarantined
+  // (a revoked device's backlog is all of them).
+  await enqueueEvents(
+    tx,
+    organizationId,
+    mine
+      .filter((capture) => capture.status === "quarantined")
+      .map((capture) => ({
+        eventType: "offline_capture.quarantined",
+        payload: {
+          sessionId: capture.sessionId,
+          clientSessionId: capture.clientSessionId,
+          deviceId: capture.deviceId,
+          reason: capture.reason,
+          receivedAt,
+        },
+      })),
+    receivedAt,
+  );
   const updates: CaptureOutcomeUpdate[] = [];
   for (const [i, capture] of mine.entries()) {
-    if (capture.status === "quarantined") {
-      await enqueueEvent(
-        tx,
-        {
-          organizationId,
-          eventType: "offline_capture.quarantined",
-          payload: {
-            sessionId: capture.sessionId,
-            clientSessionId: capture.clientSessionId,
-            deviceId: capture.deviceId,
-            reason: capture.reason,
-            receivedAt,
-          },
-        },
-        receivedAt,
-      );
-    }
     const ids = consentIds.get(capture.sessionId) ?? [];
     const token = tokenOf.get(capture.sessionId);
     updates.push({

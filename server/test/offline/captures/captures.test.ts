@@ -539,6 +539,34 @@ describe("offline captures", () => {
     assert.ok(entries.some((e) => e.subjectId === row.session_id && e.payload.reason === "clock_skew"));
   });
 
+  test("a revoked device's backlog raises one offline_capture.quarantined per session", async () => {
+    const revoked = await insertTestDevice(t, a.org.organizationId);
+    await revokeTestDevice(t, revoked);
+    const now = t.clock.now();
+    const backlog = Array.from({ length: 6 }, () => sign(revoked, sessionFor(revoked, notice, now)));
+    const results = await syncOk(backlog);
+    assert.deepEqual(
+      results.map((r) => [r.status, r.reason]),
+      backlog.map(() => ["quarantined", "device_revoked"]),
+    );
+    const events = await t.db.query<{ payload: Record<string, unknown> }>(
+      `SELECT payload FROM webhook_events
+        WHERE organization_id = $1 AND event_type = 'offline_capture.quarantined' AND payload->>'deviceId' = $2
+        ORDER BY created_at, event_id`,
+      [a.org.organizationId, revoked.deviceId],
+    );
+    assert.deepEqual(
+      events.map((e) => e.payload.clientSessionId).sort(),
+      backlog.map((s) => s.clientSessionId).sort(),
+      "one event per session",
+    );
+    for (const event of events) {
+      const row = await storedRow(String(event.payload.clientSessionId));
+      assert.equal(event.payload.sessionId, row.session_id);
+      assert.equal(event.payload.reason, "device_revoked");
+    }
+  });
+
   test("a batch's consent.given and offline_capture.quarantined events are delivered to subscribed endpoints", async () => {
     const c = await seedOrganization(t);
     const noticeC = await publishTestNotice(t, c);

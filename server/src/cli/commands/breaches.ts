@@ -3,6 +3,7 @@
 // the actor `system` / `cli:<OS user>`. Principals are told through the shipped notifier (the
 // webhook relay), as a server without another notifier configured does.
 import { InvalidArgumentError, type Command } from "commander";
+import { oneOf } from "../arguments.js";
 import { sweepBreachClocks } from "../../breaches/clocks.js";
 import { addAffectedPrincipals, notifyAffectedPrincipals } from "../../breaches/principals.js";
 import {
@@ -19,14 +20,6 @@ import { MAX_PAGE_SIZE } from "../../lib/paging.js";
 import { WebhookRelayNotifier } from "../../notifications/notifier.js";
 import { cliActor } from "../context.js";
 import type { RunAction } from "../main.js";
-
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (value: string): T => {
-    const known = values.find((v) => v === value);
-    if (known === undefined) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
-    return known;
-  };
 
 /** An instant: epoch milliseconds, or an ISO 8601 date-time with its offset (2026-05-01T09:30:00+05:30). */
 export function instantArgument(value: string): number {

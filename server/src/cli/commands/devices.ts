@@ -2,7 +2,8 @@
 // rules as the staff routes (offline/devices/devices.ts); changes are recorded with the actor
 // `system` / `cli:<OS user>`. Like the other operator commands they do not consult capabilities.
 import fs from "node:fs";
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
+import { oneOf } from "../arguments.js";
 import {
   deviceToWire,
   DEVICE_CHANNELS,
@@ -17,14 +18,6 @@ import { MAX_PAGE_SIZE } from "../../lib/paging.js";
 import { cliActor } from "../context.js";
 import { CliError, operatorPath } from "../io.js";
 import type { RunAction } from "../main.js";
-
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (value: string): T => {
-    const known = values.find((v) => v === value);
-    if (known === undefined) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
-    return known;
-  };
 
 const PEM = /^-----BEGIN PUBLIC KEY-----([\s\S]*?)-----END PUBLIC KEY-----$/;
 

@@ -2,6 +2,7 @@
 // command line, with the same rules as the staff routes (retention/); changes are recorded with the
 // actor `system` / `cli:<OS user>`. Like the other operator commands they do not consult capabilities.
 import { InvalidArgumentError, type Command } from "commander";
+import { oneOf } from "../arguments.js";
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from "../../lib/paging.js";
 import { WebhookRelayNotifier } from "../../notifications/notifier.js";
 import {
@@ -28,14 +29,6 @@ import { ANCHOR_EVENTS, PRESETS } from "../../retention/store/policies.js";
 import { RETENTION_EVENT_KINDS } from "../../retention/store/events.js";
 import { cliActor } from "../context.js";
 import type { RunAction } from "../main.js";
-
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (value: string): T => {
-    const known = values.find((v) => v === value);
-    if (known === undefined) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
-    return known;
-  };
 
 const integer = (value: string): number => {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError("use a whole number");

@@ -3,6 +3,7 @@
 // They act as the organisation with the same rules as the staff routes (the state-machine tables,
 // the 90-day ceiling); moves are recorded with the actor `system` / `cli:<OS user>`.
 import { InvalidArgumentError, type Command } from "commander";
+import { oneOf } from "../arguments.js";
 import { sweepRightsClocks } from "../../rights/clocks.js";
 import {
   completeWithSummary,
@@ -26,14 +27,6 @@ import { buildPrincipalSummary } from "../../rights/summary.js";
 import { cliActor } from "../context.js";
 import { CliError } from "../io.js";
 import type { RunAction } from "../main.js";
-
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (value: string): T => {
-    const known = values.find((v) => v === value);
-    if (known === undefined) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
-    return known;
-  };
 
 /** Epoch milliseconds, or an ISO 8601 date/time. */
 function parseInstant(value: string): number {

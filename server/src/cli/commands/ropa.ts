@@ -3,6 +3,7 @@
 // the actor `system` / `cli:<OS user>`. Like the other operator commands they do not consult
 // capabilities.
 import { InvalidArgumentError, type Command } from "commander";
+import { oneOf } from "../arguments.js";
 import type { Queryable } from "../../db/database.js";
 import { MAX_PAGE_SIZE } from "../../lib/paging.js";
 import {
@@ -16,14 +17,6 @@ import {
 import { LEGAL_BASES, RECIPIENT_ROLES, type ProcessingActivity } from "../../ropa/store.js";
 import { cliActor } from "../context.js";
 import type { RunAction } from "../main.js";
-
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (value: string): T => {
-    const known = values.find((v) => v === value);
-    if (known === undefined) throw new InvalidArgumentError(`use one of ${values.join(", ")}`);
-    return known;
-  };
 
 function trueOrFalse(value: string): boolean {
   if (value === "true") return true;

@@ -18,6 +18,7 @@ import { registerWebhookCommands } from "./commands/webhooks.js";
 import { registerAuditCommands } from "./commands/audit.js";
 import { registerParentalCommands } from "./commands/parental.js";
 import { registerDeviceCommands } from "./commands/devices.js";
+import { registerOfflineCommands } from "./commands/offline.js";
 import { registerBreachCommands } from "./commands/breaches.js";
 import { registerLogCommands } from "./commands/logs.js";
 import { registerRopaCommands } from "./commands/ropa.js";
@@ -90,6 +91,7 @@ function buildProgram(argv: readonly string[], io: CliIo, host: CliHost | undefi
   registerAuditCommands(program, run);
   registerParentalCommands(program, run);
   registerDeviceCommands(program, run);
+  registerOfflineCommands(program, run);
   registerBreachCommands(program, run);
   registerLogCommands(program, run);
   registerRopaCommands(program, run);

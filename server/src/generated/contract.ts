@@ -4233,7 +4233,7 @@ export interface components {
              * @enum {string|null}
              */
             reviewStatus: "released" | "rejected_by_staff" | null;
-            /** @description The reviewing staff member (`staff_...`), or null. */
+            /** @description Who reviewed the quarantined session, or null until reviewed. A staff member's id (`stf_...`), or `cli:<OS user>` for a review made with `guard offline captures` on the server. */
             reviewedBy: string | null;
             /** @description Epoch ms of the review, or null. */
             reviewedAt: number | null;

@@ -336,7 +336,7 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
       )
     ).map((row) => [row.client_session_id, row.session_id]),
   );
-  const reviewer = { organizationId, staffId: "stf_tamper" };
+  const reviewer = { organizationId, reviewerId: "stf_tamper" };
   await db.transaction((tx) =>
     releaseCapture(
       tx,

@@ -25,7 +25,7 @@ import { keysetPage, pageScope, type Page, type PageRequest } from "../../lib/pa
 import { currentItemization } from "../../notices/published-cache.js";
 import { versionItemization } from "../../notices/store.js";
 import { enqueueEvents } from "../../webhooks/outbox.js";
-import type { SecretBox } from "../../lib/secret-box.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { findDevice, type DeviceRecord } from "../devices/store.js";
 import { phoneHash } from "../phone-hash.js";
 import { issueWithdrawalToken, issueWithdrawalTokens } from "../withdrawal/tokens.js";
@@ -87,10 +87,21 @@ export interface CaptureDeps extends ConsentDeps {
   box: SecretBox;
 }
 
+/** The deps from the configuration (the routes and `guard offline captures` share the recipe). */
+export const captureDeps = (config: {
+  auditKeys: ConsentDeps["auditKeys"];
+  secretsKey: string;
+}): CaptureDeps => ({
+  auditKeys: config.auditKeys,
+  secretsKey: config.secretsKey,
+  box: new SecretBox(config.secretsKey),
+});
+
 /** Who reviews a quarantined session. */
 export interface Reviewer {
   organizationId: string;
-  staffId: string;
+  /** The staff member's id, or `cli:<OS user>` for `guard offline captures` (stored as reviewedBy). */
+  reviewerId: string;
 }
 
 /** Associated data of a sealed token: a ciphertext copied onto another session does not open. */
@@ -543,7 +554,7 @@ export async function releaseCapture(
   };
   await markCaptureReviewed(tx, reviewer.organizationId, capture.sessionId, {
     reviewStatus: "released",
-    reviewedBy: reviewer.staffId,
+    reviewedBy: reviewer.reviewerId,
     reviewedAt: now,
     reviewNote: note,
     consentIds: consents.consentIds,
@@ -562,7 +573,7 @@ export async function releaseCapture(
         reason: capture.reason,
         consentIds: consents.consentIds,
         canonicalSha256: capture.canonicalSha256,
-        reviewedBy: reviewer.staffId,
+        reviewedBy: reviewer.reviewerId,
         note,
       },
     },
@@ -588,7 +599,7 @@ export async function rejectCapture(
   const capture = await lockQuarantined(tx, reviewer.organizationId, input.sessionId);
   const reviewed = await markCaptureReviewed(tx, reviewer.organizationId, capture.sessionId, {
     reviewStatus: "rejected_by_staff",
-    reviewedBy: reviewer.staffId,
+    reviewedBy: reviewer.reviewerId,
     reviewedAt: now,
     reviewNote: note,
   });
@@ -603,7 +614,7 @@ export async function rejectCapture(
         clientSessionId: capture.clientSessionId,
         deviceId: capture.deviceId,
         reason: capture.reason,
-        reviewedBy: reviewer.staffId,
+        reviewedBy: reviewer.reviewerId,
         note,
       },
     },

@@ -5,25 +5,20 @@
 import type { AppContext } from "../../app.js";
 import { serviceOf, staffOf } from "../../http/credentials.js";
 import type { RouteModule } from "../../http/app.js";
-import { SecretBox } from "../../lib/secret-box.js";
 import { spendOfflineBudget } from "../routes.js";
 import {
+  captureDeps,
   captureToWire,
   pageCaptures,
   rejectCapture,
   releaseCapture,
   syncCaptures,
-  type CaptureDeps,
 } from "./captures.js";
 
 const WRITERS = ["admin", "dpo"] as const;
 
 export const captureRoutes: RouteModule<AppContext> = ({ config, db, clock }) => {
-  const deps: CaptureDeps = {
-    auditKeys: config.auditKeys,
-    secretsKey: config.secretsKey,
-    box: new SecretBox(config.secretsKey),
-  };
+  const deps = captureDeps(config);
   return [
     {
       operationId: "syncOfflineCaptures",
@@ -52,7 +47,7 @@ export const captureRoutes: RouteModule<AppContext> = ({ config, db, clock }) =>
           releaseCapture(
             tx,
             deps,
-            { organizationId, staffId },
+            { organizationId, reviewerId: staffId },
             { sessionId: request.params.sessionId, note: request.body.note },
             now,
           ),
@@ -68,7 +63,7 @@ export const captureRoutes: RouteModule<AppContext> = ({ config, db, clock }) =>
         const rejected = await db.transaction((tx) =>
           rejectCapture(
             tx,
-            { organizationId, staffId },
+            { organizationId, reviewerId: staffId },
             { sessionId: request.params.sessionId, note: request.body.note },
             now,
           ),

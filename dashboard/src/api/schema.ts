@@ -3824,7 +3824,7 @@ export interface components {
             createdBy: string;
             /** @description Epoch ms the link was disabled, or null while it is redeemable. */
             disabledAt: number | null;
-            /** @description Who disabled it (`staff:<staffId>` or `service:<apiKeyId>`), or null. */
+            /** @description Who disabled it (`staff:<staffId>`, `service:<apiKeyId>`, or `cli:<OS user>` for `guard offline links disable`), or null. */
             disabledBy: string | null;
             /** @description Principals who agreed on the link's page (each gave one consent). */
             acceptedCount: number;
@@ -3933,7 +3933,7 @@ export interface components {
             createdBy: string;
             /** @description Epoch ms staff closed the expired request; null until then. */
             closedAt: number | null;
-            /** @description The staff id (`stf_...`) who closed it; null until then. */
+            /** @description Who closed it, null until then. The staff id (`stf_...`), or `cli:<OS user>` for `guard offline pos close`. */
             closedBy: string | null;
             /** @description What staff did about it (called the customer, nothing to do, ...); null until closed. */
             closeNote: string | null;

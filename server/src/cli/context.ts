@@ -201,13 +201,17 @@ function damagedDatabaseError(error: unknown, dataDir: string): unknown {
   );
 }
 
+/** The OS user running the command line, as changes it makes are recorded. */
+export function cliUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    // No passwd entry (some containers).
+    return "unknown";
+  }
+}
+
 /** Who a change made from the command line is recorded as: `system` / `cli:<OS user>`. */
 export function cliActor(): { kind: "system"; id: string } {
-  let user = "unknown";
-  try {
-    user = os.userInfo().username;
-  } catch {
-    // No passwd entry (some containers): the actor stays cli:unknown.
-  }
-  return { kind: "system", id: `cli:${user}` };
+  return { kind: "system", id: `cli:${cliUser()}` };
 }

@@ -427,7 +427,7 @@ async function seed(db: Database, config: Config, slug: string, start: number): 
       {
         organizationId,
         requestId: closedAsk.request.requestId,
-        staffId: "stf_tamper",
+        closedBy: "stf_tamper",
         note: "Customer left",
       },
       tick(),

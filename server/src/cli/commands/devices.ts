@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import type { Command } from "commander";
 import { oneOf } from "../arguments.js";
+import { everyItem } from "../paging.js";
 import {
   deviceToWire,
   DEVICE_CHANNELS,
@@ -13,8 +14,6 @@ import {
   revokeDevice,
   type DeviceStatus,
 } from "../../offline/devices/devices.js";
-import type { DeviceRecord } from "../../offline/devices/store.js";
-import { MAX_PAGE_SIZE } from "../../lib/paging.js";
 import { cliActor } from "../context.js";
 import { CliError, operatorPath } from "../io.js";
 import type { RunAction } from "../main.js";
@@ -40,22 +39,6 @@ export function publicKeyArgument(value: string): string {
   const trimmed = content.trim();
   const pem = PEM.exec(trimmed);
   return (pem ? pem[1]! : trimmed).replace(/\s+/g, "");
-}
-
-/** Every device of the organisation, newest first, walked page by page. */
-async function allDevices(
-  db: Parameters<typeof pageDevices>[0],
-  organizationId: string,
-  status: DeviceStatus | undefined,
-): Promise<DeviceRecord[]> {
-  const devices: DeviceRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await pageDevices(db, organizationId, { status, cursor, limit: MAX_PAGE_SIZE });
-    devices.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  return devices;
 }
 
 export function registerDeviceCommands(program: Command, run: RunAction): void {
@@ -105,7 +88,10 @@ export function registerDeviceCommands(program: Command, run: RunAction): void {
     .action(
       run(async (ctx, options: { org: string; status?: DeviceStatus }) => {
         const organization = await ctx.organization(options.org);
-        const found = await allDevices(await ctx.db(), organization.organizationId, options.status);
+        const db = await ctx.db();
+        const found = await everyItem((request) =>
+          pageDevices(db, organization.organizationId, { ...request, status: options.status }),
+        );
         ctx.out.result({ devices: found.map(deviceToWire) });
       }),
     );

@@ -1,9 +1,9 @@
-// guard offline captures list | release | reject: the staff review of signed offline capture
-// sessions (offline/captures/README.md) from the command line, with the same rules as the staff
-// routes; a review is recorded with the reviewer `cli:<OS user>` (on the session and on the audit
-// chain). Like the other operator commands they do not consult capabilities.
+// guard offline captures | links | pos: the staff side of offline and assisted capture
+// (offline/README.md) from the command line, with the same rules as the staff routes: the review of
+// quarantined capture sessions, the QR consent links' list and disabling, and the point-of-sale
+// queue of expired requests. Changes are recorded as made by `cli:<OS user>` (on the record and on
+// the audit chain). Like the other operator commands they do not consult capabilities.
 import type { Command } from "commander";
-import { MAX_PAGE_SIZE } from "../../lib/paging.js";
 import {
   captureDeps,
   captureToWire,
@@ -12,40 +12,24 @@ import {
   releaseCapture,
   type Reviewer,
 } from "../../offline/captures/captures.js";
-import type { CaptureRecord, CaptureStatus, ReviewStatus } from "../../offline/captures/store.js";
+import type { CaptureStatus, ReviewStatus } from "../../offline/captures/store.js";
+import { disableLink, LINK_STATUSES, pageLinks, type LinkStatus } from "../../offline/links/links.js";
+import { closePosRequest, listPosRequestsPage, posRequestToWire } from "../../offline/pos/requests.js";
+import type { PosRequestStatus } from "../../offline/pos/store.js";
 import { oneOf } from "../arguments.js";
-import { cliActor } from "../context.js";
+import { everyItem } from "../paging.js";
+import { cliActor, cliUser } from "../context.js";
 import type { RunAction } from "../main.js";
 
 const CAPTURE_STATUSES: readonly CaptureStatus[] = ["verified", "quarantined", "rejected"];
 const REVIEW_FILTERS: readonly (ReviewStatus | "pending")[] = ["pending", "released", "rejected_by_staff"];
 
+const POS_STATUSES: readonly PosRequestStatus[] = ["pending", "confirmed", "declined", "expired", "closed"];
+
 interface ListFilter {
   status?: CaptureStatus;
   review?: ReviewStatus | "pending";
   device?: string;
-}
-
-/** Every session matching the filter, newest receipt first, walked page by page. */
-async function allCaptures(
-  db: Parameters<typeof pageCaptures>[0],
-  organizationId: string,
-  filter: ListFilter,
-): Promise<CaptureRecord[]> {
-  const captures: CaptureRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await pageCaptures(db, organizationId, {
-      status: filter.status,
-      reviewStatus: filter.review,
-      deviceId: filter.device,
-      cursor,
-      limit: MAX_PAGE_SIZE,
-    });
-    captures.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  return captures;
 }
 
 const cliReviewer = (organizationId: string): Reviewer => ({ organizationId, reviewerId: cliActor().id });
@@ -70,7 +54,15 @@ export function registerOfflineCommands(program: Command, run: RunAction): void 
     .action(
       run(async (ctx, options: { org: string } & ListFilter) => {
         const organization = await ctx.organization(options.org);
-        const found = await allCaptures(await ctx.db(), organization.organizationId, options);
+        const db = await ctx.db();
+        const found = await everyItem((request) =>
+          pageCaptures(db, organization.organizationId, {
+            ...request,
+            status: options.status,
+            reviewStatus: options.review,
+            deviceId: options.device,
+          }),
+        );
         ctx.out.result({ captures: found.map(captureToWire) });
       }),
     );
@@ -122,6 +114,96 @@ export function registerOfflineCommands(program: Command, run: RunAction): void 
           ),
         );
         ctx.out.result(captureToWire(rejected));
+      }),
+    );
+
+  const links = offline
+    .command("links")
+    .description("QR consent links (minted with the service key's POST /api/v1/offline-consent/links)");
+
+  links
+    .command("list")
+    .description("list the organisation's links, newest first, with their agreed / declined counts")
+    .requiredOption("--org <slug>", "organisation slug")
+    .option("--status <status>", `one of ${LINK_STATUSES.join(", ")}`, oneOf(LINK_STATUSES))
+    .action(
+      run(async (ctx, options: { org: string; status?: LinkStatus }) => {
+        const organization = await ctx.organization(options.org);
+        const db = await ctx.db();
+        const found = await everyItem((request) =>
+          pageLinks(db, organization.organizationId, { ...request, status: options.status }),
+        );
+        ctx.out.result({ links: found });
+      }),
+    );
+
+  links
+    .command("disable")
+    .description("disable a link: its page answers 410 Gone from now on; answers already given stay")
+    .argument("<linkId>", "the link id (lnk_…)")
+    .requiredOption("--org <slug>", "organisation slug")
+    .action(
+      run(async (ctx, linkId: string, options: { org: string }) => {
+        const organization = await ctx.organization(options.org);
+        const disabled = await (
+          await ctx.db()
+        ).transaction((tx) =>
+          disableLink(
+            tx,
+            { organizationId: organization.organizationId, linkId, actor: { kind: "cli", id: cliUser() } },
+            Date.now(),
+          ),
+        );
+        ctx.out.result(disabled);
+      }),
+    );
+
+  const pos = offline
+    .command("pos")
+    .description("point-of-sale consent requests (created by a till with POST /api/v1/offline/pos)");
+
+  pos
+    .command("list")
+    .description(
+      "list requests of one status, earliest deadline first (default: expired, the follow-up queue; a running server marks unanswered requests expired when their 72 hours end)",
+    )
+    .requiredOption("--org <slug>", "organisation slug")
+    .option("--status <status>", `one of ${POS_STATUSES.join(", ")}`, oneOf(POS_STATUSES), "expired")
+    .action(
+      run(async (ctx, options: { org: string; status: PosRequestStatus }) => {
+        const organization = await ctx.organization(options.org);
+        const db = await ctx.db();
+        const found = await everyItem((request) =>
+          listPosRequestsPage(db, organization.organizationId, options.status, request),
+        );
+        ctx.out.result({ requests: found.map(posRequestToWire) });
+      }),
+    );
+
+  pos
+    .command("close")
+    .description("close an expired request with a note (the customer never answered; no consent exists)")
+    .argument("<requestId>", "the request id (pos_…)")
+    .requiredOption("--org <slug>", "organisation slug")
+    .requiredOption("--note <text>", "what was done (kept on the request and the audit chain)")
+    .action(
+      run(async (ctx, requestId: string, options: { org: string; note: string }) => {
+        const organization = await ctx.organization(options.org);
+        const closed = await (
+          await ctx.db()
+        ).transaction((tx) =>
+          closePosRequest(
+            tx,
+            {
+              organizationId: organization.organizationId,
+              requestId,
+              closedBy: cliActor().id,
+              note: options.note,
+            },
+            Date.now(),
+          ),
+        );
+        ctx.out.result(posRequestToWire(closed));
       }),
     );
 }

@@ -3,7 +3,7 @@
 // actor `system` / `cli:<OS user>`. Like the other operator commands they do not consult capabilities.
 import { InvalidArgumentError, type Command } from "commander";
 import { oneOf } from "../arguments.js";
-import { MAX_PAGE_SIZE, type Page, type PageRequest } from "../../lib/paging.js";
+import { everyItem } from "../paging.js";
 import { WebhookRelayNotifier } from "../../notifications/notifier.js";
 import {
   cancelByStaff,
@@ -43,18 +43,6 @@ const time = (value: string): number => {
   return parsed;
 };
 
-/** Every item of a paged list, walked page by page. */
-async function all<T>(read: (request: PageRequest) => Promise<Page<T>>): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await read({ cursor, limit: MAX_PAGE_SIZE });
-    items.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  return items;
-}
-
 export function registerRetentionCommands(program: Command, run: RunAction): void {
   const retention = program
     .command("retention")
@@ -71,7 +59,7 @@ export function registerRetentionCommands(program: Command, run: RunAction): voi
       run(async (ctx, options: { org: string; all?: boolean }) => {
         const { organizationId } = await ctx.organization(options.org);
         const db = await ctx.db();
-        const found = await all((request) =>
+        const found = await everyItem((request) =>
           pagePolicies(db, organizationId, { ...request, includeArchived: options.all === true }),
         );
         ctx.out.result({ policies: found.map(policyToWire) });
@@ -228,7 +216,7 @@ export function registerRetentionCommands(program: Command, run: RunAction): voi
         const { organizationId } = await ctx.organization(options.org);
         const db = await ctx.db();
         const now = Date.now();
-        const found = await all((request) =>
+        const found = await everyItem((request) =>
           pageHolds(db, organizationId, { ...request, status: options.status }, now),
         );
         ctx.out.result({ holds: await holdsToWire(db, organizationId, found, now) });
@@ -353,7 +341,7 @@ export function registerRetentionCommands(program: Command, run: RunAction): voi
         const { organizationId } = await ctx.organization(options.org);
         const db = await ctx.db();
         const now = Date.now();
-        const found: ErasureWire[] = await all((request) =>
+        const found: ErasureWire[] = await everyItem((request) =>
           pageErasures(
             db,
             organizationId,

@@ -4,8 +4,7 @@
 // capabilities.
 import { InvalidArgumentError, type Command } from "commander";
 import { oneOf } from "../arguments.js";
-import type { Queryable } from "../../db/database.js";
-import { MAX_PAGE_SIZE } from "../../lib/paging.js";
+import { everyItem } from "../paging.js";
 import {
   activityToWire,
   createActivity,
@@ -14,7 +13,7 @@ import {
   setActivityArchived,
   updateActivity,
 } from "../../ropa/activities.js";
-import { LEGAL_BASES, RECIPIENT_ROLES, type ProcessingActivity } from "../../ropa/store.js";
+import { LEGAL_BASES, RECIPIENT_ROLES } from "../../ropa/store.js";
 import { cliActor } from "../context.js";
 import type { RunAction } from "../main.js";
 
@@ -111,22 +110,6 @@ function contentOptions(command: Command, required: boolean): Command {
   return command;
 }
 
-/** Every activity of the organisation matching the filters, newest first, walked page by page. */
-async function allActivities(
-  db: Queryable,
-  organizationId: string,
-  filters: { archived: boolean; crossesBorder?: boolean | undefined },
-): Promise<ProcessingActivity[]> {
-  const activities: ProcessingActivity[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await pageActivities(db, organizationId, { ...filters, cursor, limit: MAX_PAGE_SIZE });
-    activities.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  return activities;
-}
-
 export function registerRopaCommands(program: Command, run: RunAction): void {
   const ropa = program
     .command("ropa")
@@ -145,10 +128,14 @@ export function registerRopaCommands(program: Command, run: RunAction): void {
     .action(
       run(async (ctx, options: { org: string; archived?: boolean; crossesBorder?: boolean }) => {
         const organization = await ctx.organization(options.org);
-        const found = await allActivities(await ctx.db(), organization.organizationId, {
-          archived: options.archived === true,
-          crossesBorder: options.crossesBorder,
-        });
+        const db = await ctx.db();
+        const found = await everyItem((request) =>
+          pageActivities(db, organization.organizationId, {
+            ...request,
+            archived: options.archived === true,
+            crossesBorder: options.crossesBorder,
+          }),
+        );
         ctx.out.result({ activities: found.map(activityToWire) });
       }),
     );

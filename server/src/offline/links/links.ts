@@ -36,9 +36,12 @@ import {
 export const LINK_STATUSES = ["active", "disabled"] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/** Who minted or disabled a link, as stored: `service:<apiKeyId>` or `staff:<staffId>`. */
+/**
+ * Who minted or disabled a link, as stored: `service:<apiKeyId>`, `staff:<staffId>`, or
+ * `cli:<OS user>` for `guard offline links disable`.
+ */
 export interface LinkActor {
-  kind: "service" | "staff";
+  kind: "service" | "staff" | "cli";
   id: string;
 }
 const actorText = (actor: LinkActor) => `${actor.kind}:${actor.id}`;

@@ -301,6 +301,26 @@ export async function expireDuePosRequests(tx: Queryable, now: number, batch: nu
   return expired.length;
 }
 
+/** The wire shape (`PosConsentRequest`): never the phone hash, the token or the sealed token. */
+export function posRequestToWire(request: PosRequest) {
+  return {
+    requestId: request.requestId,
+    noticeId: request.noticeId,
+    noticeVersion: request.noticeVersion,
+    purpose: request.purpose,
+    dataTypes: request.dataTypes,
+    status: request.status,
+    createdAt: request.createdAt,
+    expiresAt: request.expiresAt,
+    answeredAt: request.answeredAt,
+    consentId: request.consentId,
+    createdBy: request.createdBy,
+    closedAt: request.closedAt,
+    closedBy: request.closedBy,
+    closeNote: request.closeNote,
+  };
+}
+
 /** One page of the organisation's requests of `status`, earliest deadline first. */
 export function listPosRequestsPage(
   db: Queryable,
@@ -325,7 +345,13 @@ export function listPosRequestsPage(
  */
 export async function closePosRequest(
   tx: Queryable,
-  input: { organizationId: string; requestId: string; staffId: string; note: string },
+  input: {
+    organizationId: string;
+    requestId: string;
+    /** Who closes it: the staff id, or `cli:<OS user>` for `guard offline pos close`. */
+    closedBy: string;
+    note: string;
+  },
   now: number,
 ): Promise<PosRequest> {
   const note = input.note.trim();
@@ -343,7 +369,7 @@ export async function closePosRequest(
     throw new Failure("CONFLICT", `Only an expired request can be closed; this one is ${request.status}`);
   }
   const closed = await markPosRequestClosed(tx, input.organizationId, input.requestId, {
-    by: input.staffId,
+    by: input.closedBy,
     at: now,
     note,
   });
@@ -354,7 +380,7 @@ export async function closePosRequest(
       organizationId: input.organizationId,
       entryType: "offline_pos.closed",
       subjectId: input.requestId,
-      payload: { requestId: input.requestId, closedBy: input.staffId, note },
+      payload: { requestId: input.requestId, closedBy: input.closedBy, note },
     },
     now,
   );

@@ -7,30 +7,15 @@ import { assertAuditSafe, resolveConsentNotice } from "../../consent/consents.js
 import type { RouteModule } from "../../http/app.js";
 import { serviceOf, staffOf } from "../../http/credentials.js";
 import { spendOfflineBudget } from "../routes.js";
-import { closePosRequest, createPosRequest, listPosRequestsPage, posDeps } from "./requests.js";
-import type { PosRequest } from "./store.js";
+import {
+  closePosRequest,
+  createPosRequest,
+  listPosRequestsPage,
+  posDeps,
+  posRequestToWire,
+} from "./requests.js";
 
 const WRITERS = ["admin", "dpo"] as const;
-
-/** The wire shape (`PosConsentRequest`): never the phone hash, the token or the sealed token. */
-export function posRequestToWire(request: PosRequest) {
-  return {
-    requestId: request.requestId,
-    noticeId: request.noticeId,
-    noticeVersion: request.noticeVersion,
-    purpose: request.purpose,
-    dataTypes: request.dataTypes,
-    status: request.status,
-    createdAt: request.createdAt,
-    expiresAt: request.expiresAt,
-    answeredAt: request.answeredAt,
-    consentId: request.consentId,
-    createdBy: request.createdBy,
-    closedAt: request.closedAt,
-    closedBy: request.closedBy,
-    closeNote: request.closeNote,
-  };
-}
 
 export const posRoutes: RouteModule<AppContext> = ({ config, db, clock }) => {
   const deps = posDeps(config);
@@ -94,7 +79,7 @@ export const posRoutes: RouteModule<AppContext> = ({ config, db, clock }) => {
               {
                 organizationId: staff.organizationId,
                 requestId: request.params.requestId,
-                staffId: staff.staffId,
+                closedBy: staff.staffId,
                 note: request.body.note,
               },
               now,

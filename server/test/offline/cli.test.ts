@@ -1,15 +1,18 @@
-// `guard offline captures list | release | reject` end to end: sessions synced over HTTP against a
-// real `guard serve` by a device enrolled with `guard devices enroll`, then reviewed from the
-// command line with the staff routes' rules, the reviewer recorded as `cli:<OS user>`, and the
-// chain intact afterwards.
+// `guard offline captures | links | pos` end to end: sessions synced over HTTP against a real
+// `guard serve` by a device enrolled with `guard devices enroll`, a QR link and point-of-sale
+// requests made with the service key; then the staff side from the command line with the staff
+// routes' rules, each change recorded as made by `cli:<OS user>`, and the chain intact afterwards.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { DEMO_NOTICE } from "../../../src/demo/seed.js";
-import { createCliEnvironment, type CliEnvironment } from "../../support/cli-helpers.js";
-import { sessionFor, sign, type TestDevice, type UnsignedSession } from "./support.js";
+import { loadConfig } from "../../src/config.js";
+import { resolveConsentNotice } from "../../src/consent/consents.js";
+import { DEMO_NOTICE } from "../../src/demo/seed.js";
+import { createPosRequest, posDeps } from "../../src/offline/pos/requests.js";
+import { createCliEnvironment, type CliEnvironment } from "../support/cli-helpers.js";
+import { sessionFor, sign, type TestDevice, type UnsignedSession } from "./captures/support.js";
 
 type Listed = {
   sessionId: string;
@@ -34,6 +37,10 @@ describe("guard offline captures", () => {
   let device: TestDevice;
   /** Guard's session id of each synced session, by its role in the test. */
   const sessions = new Map<"skewed" | "skewed2" | "forged" | "verified", string>();
+  let linkId: string;
+  let posRequests: string[];
+  let apiKeyId: string;
+  let noticeId: string;
 
   before(async () => {
     cli = await createCliEnvironment({ inProcess: true });
@@ -45,9 +52,13 @@ describe("guard offline captures", () => {
     const published = await cli.run(["--json", "notice", "publish", "--org", "clinic", "--file", noticeFile]);
     assert.equal(published.code, 0, published.stderr);
     const notice = published.json<{ noticeId: string; version: number }>();
-    const key = (await cli.run(["--json", "keys", "create", "--org", "clinic", "--name", "fleet"])).json<{
+    const created = (await cli.run(["--json", "keys", "create", "--org", "clinic", "--name", "fleet"])).json<{
+      apiKeyId: string;
       key: string;
-    }>().key;
+    }>();
+    const key = created.key;
+    apiKeyId = created.apiKeyId;
+    noticeId = notice.noticeId;
     const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
     const publicKeySpki = publicKey.export({ type: "spki", format: "der" }).toString("base64");
     const enrolled = await cli.run([
@@ -100,6 +111,29 @@ describe("guard offline captures", () => {
           ["verified", undefined],
         ],
       );
+
+      const post = async (url: string, body: unknown) => {
+        const answer = await fetch(`${server.url}${url}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        assert.equal(answer.status, 201, await answer.clone().text());
+        return (await answer.json()) as Record<string, string>;
+      };
+      linkId = (
+        await post("/api/v1/offline-consent/links", {
+          noticeId: notice.noticeId,
+          purpose: "Marketing",
+          dataTypes: ["email"],
+          label: "Ward 4 poster",
+        })
+      ).linkId!;
+      posRequests = [];
+      for (const phone of ["9876543210", "9123456780"]) {
+        const body = { noticeId: notice.noticeId, purpose: "Marketing", dataTypes: ["phone"], phone };
+        posRequests.push((await post("/api/v1/offline/pos", body)).requestId!);
+      }
     } finally {
       await server.stop();
     }
@@ -190,8 +224,76 @@ describe("guard offline captures", () => {
     const unknown = await captures("reject", "ocs_00000000000000000000", "--note", "x");
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /NOT_FOUND/);
+  });
 
-    // The reviews are on the chain with their reviewer, and it verifies.
+  test("links: list with their counts, disable once, filter by status", async () => {
+    type Link = { linkId: string; label: string | null; disabledBy: string | null; acceptedCount: number };
+    const links = (...args: string[]) => cli.run(["--json", "offline", "links", ...args, "--org", "clinic"]);
+    const all = (await links("list")).json<{ links: Link[] }>().links;
+    assert.deepEqual(
+      all.map((l) => [l.linkId, l.label, l.acceptedCount]),
+      [[linkId, "Ward 4 poster", 0]],
+    );
+    const disabled = await links("disable", linkId);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    assert.match(disabled.json<Link>().disabledBy ?? "", /^cli:/);
+    const again = await links("disable", linkId);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /CONFLICT: The link was already disabled/);
+    assert.match((await links("disable", "lnk_nope")).stderr, /NOT_FOUND/);
+    assert.deepEqual((await links("list", "--status", "active")).json(), { links: [] });
+    assert.equal((await links("list", "--status", "disabled")).json<{ links: Link[] }>().links.length, 1);
+    assert.equal((await links("list", "--status", "gone")).code, 2);
+  });
+
+  test("pos: the expired queue by default; an unanswered request past its deadline closes with a note", async () => {
+    type Request = { requestId: string; status: string; closedBy: string | null; closeNote: string | null };
+    const pos = (...args: string[]) => cli.run(["--json", "offline", "pos", ...args, "--org", "clinic"]);
+    const listed = async (...args: string[]) => {
+      const res = await pos("list", ...args);
+      assert.equal(res.code, 0, res.stderr);
+      return res.json<{ requests: Request[] }>().requests.map((r) => r.requestId);
+    };
+    assert.deepEqual(await listed(), [], "nothing has expired yet");
+    assert.deepEqual((await listed("--status", "pending")).sort(), [...posRequests].sort());
+
+    const early = await pos("close", posRequests[1]!, "--note", "Customer left");
+    assert.equal(early.code, 1);
+    assert.match(early.stderr, /CONFLICT: Only an expired request can be closed; this one is pending/);
+
+    // A till asked 73 hours ago and no server has run the sweep since: closing finds it expired.
+    const config = loadConfig({ ...process.env, ...cli.env });
+    const stale = await cli.withDatabase((db) =>
+      db.transaction(async (tx) => {
+        const created = await createPosRequest(
+          tx,
+          posDeps(config),
+          {
+            organizationId: device.organizationId,
+            apiKeyId,
+            notice: await resolveConsentNotice(tx, device.organizationId, noticeId, "Marketing"),
+            dataTypes: ["phone"],
+            phone: "9000000001",
+          },
+          Date.now() - 73 * 3_600_000,
+        );
+        return created.request.requestId;
+      }),
+    );
+    assert.deepEqual(await listed(), [], "not swept: still pending in the list");
+    const closed = await pos("close", stale, "--note", "Called the customer back");
+    assert.equal(closed.code, 0, closed.stderr);
+    const request = closed.json<Request>();
+    assert.equal(request.status, "closed");
+    assert.match(request.closedBy ?? "", /^cli:/);
+    assert.equal(request.closeNote, "Called the customer back");
+    assert.deepEqual(await listed("--status", "closed"), [stale]);
+    assert.match((await pos("close", stale, "--note", "again")).stderr, /CONFLICT/);
+    assert.match((await pos("close", posRequests[1]!, "--note", " ")).stderr, /VALIDATION_ERROR: .*\(note\)/);
+    assert.equal((await cli.run(["offline", "pos", "close", posRequests[1]!, "--org", "clinic"])).code, 2);
+  });
+
+  test("every change above is on the chain, and it verifies", async () => {
     const verify = await cli.run(["--json", "audit", "verify", "--org", "clinic"]);
     assert.equal(verify.code, 0, verify.stderr);
     assert.equal(verify.json<{ intact: boolean }>().intact, true);

@@ -12,19 +12,22 @@ import {
   releaseCapture,
   type Reviewer,
 } from "../../offline/captures/captures.js";
-import type { CaptureStatus, ReviewStatus } from "../../offline/captures/store.js";
+import {
+  CAPTURE_STATUSES,
+  REVIEW_STATUSES,
+  type CaptureStatus,
+  type ReviewStatus,
+} from "../../offline/captures/store.js";
 import { disableLink, LINK_STATUSES, pageLinks, type LinkStatus } from "../../offline/links/links.js";
 import { closePosRequest, listPosRequestsPage, posRequestToWire } from "../../offline/pos/requests.js";
-import type { PosRequestStatus } from "../../offline/pos/store.js";
+import { POS_REQUEST_STATUSES, type PosRequestStatus } from "../../offline/pos/store.js";
 import { oneOf } from "../arguments.js";
 import { everyItem } from "../paging.js";
 import { cliActor, cliUser } from "../context.js";
 import type { RunAction } from "../main.js";
 
-const CAPTURE_STATUSES: readonly CaptureStatus[] = ["verified", "quarantined", "rejected"];
-const REVIEW_FILTERS: readonly (ReviewStatus | "pending")[] = ["pending", "released", "rejected_by_staff"];
-
-const POS_STATUSES: readonly PosRequestStatus[] = ["pending", "confirmed", "declined", "expired", "closed"];
+// `pending`: not reviewed yet (the staff route's filter).
+const REVIEW_FILTERS = ["pending", ...REVIEW_STATUSES] as const;
 
 interface ListFilter {
   status?: CaptureStatus;
@@ -168,7 +171,12 @@ export function registerOfflineCommands(program: Command, run: RunAction): void 
       "list requests of one status, earliest deadline first (default: expired, the follow-up queue; a running server marks unanswered requests expired when their 72 hours end)",
     )
     .requiredOption("--org <slug>", "organisation slug")
-    .option("--status <status>", `one of ${POS_STATUSES.join(", ")}`, oneOf(POS_STATUSES), "expired")
+    .option(
+      "--status <status>",
+      `one of ${POS_REQUEST_STATUSES.join(", ")}`,
+      oneOf(POS_REQUEST_STATUSES),
+      "expired",
+    )
     .action(
       run(async (ctx, options: { org: string; status: PosRequestStatus }) => {
         const organization = await ctx.organization(options.org);

@@ -6,7 +6,8 @@ import type { Queryable } from "../../db/database.js";
 import { first, qb, rows } from "../../db/query.js";
 import { canonicalJson } from "../../lib/canonical-json.js";
 
-export type CaptureStatus = "verified" | "quarantined" | "rejected";
+export const CAPTURE_STATUSES = ["verified", "quarantined", "rejected"] as const;
+export type CaptureStatus = (typeof CAPTURE_STATUSES)[number];
 export type CaptureReason =
   | "unknown_device"
   | "device_revoked"
@@ -15,7 +16,8 @@ export type CaptureReason =
   | "notice_unpublished"
   | "notice_superseded"
   | "invalid_session";
-export type ReviewStatus = "released" | "rejected_by_staff";
+export const REVIEW_STATUSES = ["released", "rejected_by_staff"] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 /** A purpose shown to the principal, as the device sent it. */
 export interface StoredGrant {

@@ -5,7 +5,8 @@ import type { Queryable } from "../../db/database.js";
 import { first, qb, rows } from "../../db/query.js";
 import type { SortKey } from "../../lib/paging.js";
 
-export type PosRequestStatus = "pending" | "confirmed" | "declined" | "expired" | "closed";
+export const POS_REQUEST_STATUSES = ["pending", "confirmed", "declined", "expired", "closed"] as const;
+export type PosRequestStatus = (typeof POS_REQUEST_STATUSES)[number];
 
 export interface PosRequest {
   organizationId: string;

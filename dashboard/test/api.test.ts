@@ -8,7 +8,14 @@ import {
   setCsrfToken,
   setSessionLostHandler,
 } from "../src/api/client.js";
-import { ApiError, apiErrorFrom, fieldError, parseRetryAfter, unclaimedError } from "../src/api/errors.js";
+import {
+  ApiError,
+  apiErrorFrom,
+  fieldError,
+  parseRetryAfter,
+  unclaimedError,
+  withFieldError,
+} from "../src/api/errors.js";
 
 interface Seen {
   method: string;
@@ -150,4 +157,34 @@ test("fieldError matches the field name or a JSON pointer's first segment; uncla
   assert.equal(unclaimedError(email, ["email", "password"]), undefined);
   assert.equal(unclaimedError(email, ["password"]), email);
   assert.equal(unclaimedError(undefined, ["email"]), undefined);
+});
+
+test("withFieldError: a refusal naming the field goes to the field; other failures are thrown; success is true", async () => {
+  const reasonRefused = new ApiError({
+    status: 400,
+    code: "VALIDATION_ERROR",
+    message: "reason must not be blank",
+    field: "reason",
+  });
+  const conflict = new ApiError({ status: 409, code: "CONFLICT", message: "already revoked" });
+  const shown: unknown[] = [];
+  const setFieldError = (error: unknown) => shown.push(error);
+
+  assert.equal(await withFieldError("reason", () => Promise.reject(reasonRefused), setFieldError), false);
+  assert.deepEqual(shown, [undefined, reasonRefused], "cleared first, then the refusal at the field");
+
+  shown.length = 0;
+  await assert.rejects(
+    withFieldError("reason", () => Promise.reject(conflict), setFieldError),
+    conflict,
+  );
+  await assert.rejects(
+    withFieldError("note", () => Promise.reject(reasonRefused), setFieldError),
+    reasonRefused,
+  );
+  assert.deepEqual(shown, [undefined, undefined], "the dialog shows those");
+
+  shown.length = 0;
+  assert.equal(await withFieldError("reason", () => Promise.resolve({ ok: true }), setFieldError), true);
+  assert.deepEqual(shown, [undefined]);
 });

@@ -102,3 +102,24 @@ export function unclaimedError(error: unknown, fields: readonly string[]): unkno
   if (!error) return undefined;
   return fields.some((name) => errorNamesField(error, name)) ? undefined : error;
 }
+
+/**
+ * Runs a confirmation dialog's write whose body carries `field` (a reason, a note): a refusal naming
+ * that field goes to `setFieldError`, to be shown at the field with the dialog still open, and the
+ * write answers false; any other failure is thrown for the dialog to show. True once it succeeded.
+ */
+export async function withFieldError(
+  field: string,
+  write: () => Promise<unknown>,
+  setFieldError: (error: unknown) => void,
+): Promise<boolean> {
+  setFieldError(undefined);
+  try {
+    await write();
+    return true;
+  } catch (caught) {
+    if (!errorNamesField(caught, field)) throw caught;
+    setFieldError(caught);
+    return false;
+  }
+}

@@ -3,7 +3,7 @@
 // one after a confirmation that asks why (the reason goes on the audit chain). Viewers read only.
 import { useState, type FormEvent } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
-import { ApiError } from "../../api/errors.js";
+import { ApiError, withFieldError } from "../../api/errors.js";
 import {
   ConfirmDialog,
   DataTable,
@@ -177,22 +177,18 @@ export function DevicesSection() {
         onCancel={() => setRevoking(null)}
         onConfirm={async () => {
           if (!revoking) return;
-          setReasonError(undefined);
-          try {
-            await ok(
-              api.POST("/api/v1/staff/devices/{deviceId}/revoke", {
-                params: { path: { deviceId: revoking.deviceId } },
-                body: { reason: reason.trim() },
-              }),
-            );
-          } catch (caught) {
-            // A missing reason is shown at its field; anything else by the dialog.
-            if (caught instanceof ApiError && caught.field === "reason") {
-              setReasonError(caught);
-              return;
-            }
-            throw caught;
-          }
+          const written = await withFieldError(
+            "reason",
+            () =>
+              ok(
+                api.POST("/api/v1/staff/devices/{deviceId}/revoke", {
+                  params: { path: { deviceId: revoking.deviceId } },
+                  body: { reason: reason.trim() },
+                }),
+              ),
+            setReasonError,
+          );
+          if (!written) return;
           setDone(`“${revoking.label}” is revoked: sessions it signs are quarantined from now on.`);
           setRevoking(null);
           list.reload();

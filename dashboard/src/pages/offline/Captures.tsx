@@ -4,6 +4,7 @@
 // back the withdrawal code for the principal, or rejects any quarantined session. Both ask why.
 import { useState } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
+import { withFieldError } from "../../api/errors.js";
 import {
   ConfirmDialog,
   CopyButton,
@@ -17,7 +18,7 @@ import {
 } from "../../ui/index.js";
 import { PagedBody, ShowFilter } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
-import { CapabilityOff, isSwitchedOff, NoteField, withNoteError } from "./shared.js";
+import { CapabilityOff, isSwitchedOff, NoteField } from "./shared.js";
 
 type Capture = Schemas["OfflineCaptureRecord"];
 type Reason = NonNullable<Capture["reason"]>;
@@ -187,23 +188,27 @@ export function CapturesSection() {
     if (!review) return;
     const { capture, action } = review;
     const path = { params: { path: { sessionId: capture.sessionId } }, body: { note: note.trim() } };
-    const succeeded = await withNoteError(async () => {
-      if (action === "release") {
-        const result = await ok(api.POST("/api/v1/staff/offline/captures/{sessionId}/release", path));
-        setReleased({
-          clientSessionId: capture.clientSessionId,
-          consents: result.consentIds?.length ?? 0,
-          withdrawalToken: result.withdrawalToken,
-        });
-        setDone(null);
-      } else {
-        await ok(api.POST("/api/v1/staff/offline/captures/{sessionId}/reject", path));
-        setReleased(null);
-        setDone(
-          `Session ${capture.clientSessionId} is rejected: no consent was created; it stays stored as evidence.`,
-        );
-      }
-    }, setNoteError);
+    const succeeded = await withFieldError(
+      "note",
+      async () => {
+        if (action === "release") {
+          const result = await ok(api.POST("/api/v1/staff/offline/captures/{sessionId}/release", path));
+          setReleased({
+            clientSessionId: capture.clientSessionId,
+            consents: result.consentIds?.length ?? 0,
+            withdrawalToken: result.withdrawalToken,
+          });
+          setDone(null);
+        } else {
+          await ok(api.POST("/api/v1/staff/offline/captures/{sessionId}/reject", path));
+          setReleased(null);
+          setDone(
+            `Session ${capture.clientSessionId} is rejected: no consent was created; it stays stored as evidence.`,
+          );
+        }
+      },
+      setNoteError,
+    );
     if (!succeeded) return;
     setReview(null);
     list.reload();

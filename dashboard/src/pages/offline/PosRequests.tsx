@@ -4,6 +4,7 @@
 // Guard keeps only their keyed hash, and the contract's record does not carry it.
 import { useState } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
+import { withFieldError } from "../../api/errors.js";
 import {
   ConfirmDialog,
   DataTable,
@@ -15,7 +16,7 @@ import {
 } from "../../ui/index.js";
 import { PagedBody, ShowFilter } from "../integrations/ListStatus.js";
 import { usePagedList } from "../integrations/usePagedList.js";
-import { CapabilityOff, isSwitchedOff, NoteField, withNoteError } from "./shared.js";
+import { CapabilityOff, isSwitchedOff, NoteField } from "./shared.js";
 
 type PosRequest = Schemas["PosConsentRequest"];
 type PosStatus = PosRequest["status"];
@@ -171,14 +172,17 @@ export function PosSection() {
         onCancel={() => setClosing(null)}
         onConfirm={async () => {
           if (!closing) return;
-          const succeeded = await withNoteError(async () => {
-            await ok(
-              api.POST("/api/v1/staff/offline/pos/{requestId}/close", {
-                params: { path: { requestId: closing.requestId } },
-                body: { note: note.trim() },
-              }),
-            );
-          }, setNoteError);
+          const succeeded = await withFieldError(
+            "note",
+            () =>
+              ok(
+                api.POST("/api/v1/staff/offline/pos/{requestId}/close", {
+                  params: { path: { requestId: closing.requestId } },
+                  body: { note: note.trim() },
+                }),
+              ),
+            setNoteError,
+          );
           if (!succeeded) return;
           setDone(`${closing.requestId} is closed. No consent was given; your note is kept with it.`);
           setClosing(null);

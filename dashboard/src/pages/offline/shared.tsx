@@ -1,7 +1,8 @@
 // What the three sections share: how a switched-off capability answers (404 from the section's
-// list route) and the note that says so, and the note field of their confirmation dialogs.
+// list route) and the note that says so, and the note field of their confirmation dialogs (whose
+// writes run through the API client's withFieldError("note", …)).
 import { ApiError } from "../../api/errors.js";
-import { Field, fieldError, Notice } from "../../ui/index.js";
+import { Field, Notice } from "../../ui/index.js";
 
 /** A section's list answered 404: its capability is off (the routes answer as if absent). */
 export const isSwitchedOff = (error: unknown): boolean => error instanceof ApiError && error.status === 404;
@@ -35,22 +36,4 @@ export function NoteField({
       <textarea value={value} onChange={(e) => onChange(e.target.value)} maxLength={500} rows={2} />
     </Field>
   );
-}
-
-/** Runs a write whose body carries `note`; a refusal naming `note` goes to the field, not the dialog. */
-export async function withNoteError(
-  write: () => Promise<void>,
-  setNoteError: (error: unknown) => void,
-): Promise<boolean> {
-  setNoteError(undefined);
-  try {
-    await write();
-    return true;
-  } catch (caught) {
-    if (fieldError(caught, "note")) {
-      setNoteError(caught);
-      return false;
-    }
-    throw caught;
-  }
 }

@@ -4,7 +4,7 @@
 // in its state. Viewers read only.
 import { useState, type FormEvent } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
-import { ApiError } from "../../api/errors.js";
+import { withFieldError } from "../../api/errors.js";
 import {
   ANCHOR_EVENT_LABELS,
   ERASURE_STATUS_LABELS,
@@ -457,21 +457,18 @@ function HoldsSection({ policies, onDone }: { policies: Policy[]; onDone: (messa
         onCancel={() => setReleasing(null)}
         onConfirm={async () => {
           if (!releasing) return;
-          setReasonError(undefined);
-          try {
-            await ok(
-              api.POST("/api/v1/staff/retention/holds/{holdId}/release", {
-                params: { path: { holdId: releasing.holdId } },
-                body: { reason: reason.trim() },
-              }),
-            );
-          } catch (caught) {
-            if (caught instanceof ApiError && caught.field === "reason") {
-              setReasonError(caught);
-              return;
-            }
-            throw caught;
-          }
+          const written = await withFieldError(
+            "reason",
+            () =>
+              ok(
+                api.POST("/api/v1/staff/retention/holds/{holdId}/release", {
+                  params: { path: { holdId: releasing.holdId } },
+                  body: { reason: reason.trim() },
+                }),
+              ),
+            setReasonError,
+          );
+          if (!written) return;
           onDone(`The legal hold ${releasing.holdId} is released; its erasures proceed after notice.`);
           setReleasing(null);
           holds.reload();
@@ -711,21 +708,18 @@ function ErasuresSection({ policies, onDone }: { policies: Policy[]; onDone: (me
         onCancel={() => setCancelling(null)}
         onConfirm={async () => {
           if (!cancelling) return;
-          setReasonError(undefined);
-          try {
-            await ok(
-              api.POST("/api/v1/staff/retention/erasures/{scheduledErasureId}/cancel", {
-                params: { path: { scheduledErasureId: cancelling.scheduledErasureId } },
-                body: { reason: reason.trim() },
-              }),
-            );
-          } catch (caught) {
-            if (caught instanceof ApiError && caught.field === "reason") {
-              setReasonError(caught);
-              return;
-            }
-            throw caught;
-          }
+          const written = await withFieldError(
+            "reason",
+            () =>
+              ok(
+                api.POST("/api/v1/staff/retention/erasures/{scheduledErasureId}/cancel", {
+                  params: { path: { scheduledErasureId: cancelling.scheduledErasureId } },
+                  body: { reason: reason.trim() },
+                }),
+              ),
+            setReasonError,
+          );
+          if (!written) return;
           onDone(`The erasure of ${cancelling.userId}'s data under this window is cancelled.`);
           setCancelling(null);
           erasures.reload();

@@ -10,14 +10,24 @@
 //   - the rate at which node:crypto alone verifies the same signatures (key parsed once, as the
 //     server's cache does), and the ratio of the two (target: sync >= 0.5 of crypto alone, and a
 //     200-session batch in < 250 ms).
-// It also prints the statements and transactions sent to PostgreSQL per batch (where the time goes).
+// It also prints where the time goes: the statements and transactions sent to PostgreSQL per batch,
+// and (on Linux) the CPU the Guard process and PostgreSQL spent per session.
+// --statements preloads pg_stat_statements and prints, per client count, the statements that took
+// most of PostgreSQL's time per session (the extension costs a little: take rates from runs without).
 // Asserts nothing beyond every session being verified.
-//   node --import tsx bench/offline-captures.mjs [--batches 40] [--warm-up 5] [--clients 1,4]
+//   node --import tsx bench/offline-captures.mjs [--batches 40] [--warm-up 5] [--clients 1,4] [--statements]
 import { createPublicKey, generateKeyPairSync, verify } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { canonicalizeCaptureArtifact, signCaptureArtifact } from "@guard/contract";
 import { startThrowawayPostgres } from "../scripts/lib/postgres-cluster.mjs";
+import { cpuTimeAvailable, postmasterPid, processCpuSeconds, processTreeCpuSeconds } from "./cpu-time.mjs";
+import {
+  enableStatementStats,
+  resetStatementStats,
+  STATEMENT_STATS_SETTINGS,
+  statementStats,
+} from "./statement-stats.mjs";
 import { startTarget } from "./target-process.mjs";
 
 const { values } = parseArgs({
@@ -25,6 +35,7 @@ const { values } = parseArgs({
     batches: { type: "string", default: "40" },
     "warm-up": { type: "string", default: "5" },
     clients: { type: "string", default: "1,4" },
+    statements: { type: "boolean", default: false },
   },
 });
 const BATCH = 200;
@@ -130,7 +141,12 @@ function cryptoRate(device, batch, minimumMs = 2_000) {
   return count / ((performance.now() - started) / 1000);
 }
 
-const cluster = await startThrowawayPostgres({ durable: true, log: () => {} });
+const cluster = await startThrowawayPostgres({
+  durable: true,
+  log: () => {},
+  ...(values.statements ? { settings: STATEMENT_STATS_SETTINGS } : {}),
+});
+if (values.statements) await enableStatementStats(cluster.url);
 let target;
 try {
   target = await startTarget(["writes", "1000", cluster.adminUrl]);
@@ -151,14 +167,26 @@ try {
   const device = { deviceId: enrolled.deviceId, privateKey, publicKeySpki };
 
   for (let i = 0; i < warmUp; i += 1) await syncBatch(url, organization, signedBatch(device, organization));
+  const databasePid = postmasterPid(cluster.dataDir);
+  const cpu = () => ({
+    server: processCpuSeconds(target.pid),
+    database: databasePid === undefined ? undefined : processTreeCpuSeconds(databasePid),
+  });
+  const perSessionMicros = (before, after) =>
+    before === undefined || after === undefined
+      ? undefined
+      : Math.round(((after - before) * 1e6) / (batches * BATCH));
 
   console.log(`offline capture sync, batches of ${BATCH}, PostgreSQL (durable), ${batches} batches per row`);
   const rows = [];
+  const statementTables = [];
   let sequentialLatencies = [];
   for (const clients of clientCounts) {
     const prepared = Array.from({ length: batches }, () => signedBatch(device, organization));
     const latencies = [];
     const countersBefore = await target.ask("counters");
+    const cpuBefore = cpu();
+    if (values.statements) await resetStatementStats(cluster.url);
     const started = performance.now();
     let next = 0;
     await Promise.all(
@@ -171,7 +199,15 @@ try {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpu();
     const countersAfter = await target.ask("counters");
+    if (values.statements) {
+      const stats = await statementStats(cluster.url, batches * BATCH, "session");
+      statementTables.push({
+        title: `${clients} client(s): ${stats.totalMicrosPerUnit.toFixed(0)} µs of statement time per session`,
+        top: stats.top,
+      });
+    }
     latencies.sort((a, b) => a - b);
     if (clients === 1) sequentialLatencies = latencies;
     rows.push({
@@ -182,10 +218,20 @@ try {
       // Where the time goes: statements sent to PostgreSQL per 200-session batch.
       "statements/batch": Math.round((countersAfter.statements - countersBefore.statements) / batches),
       "transactions/batch": Math.round((countersAfter.transactions - countersBefore.transactions) / batches),
+      ...(cpuTimeAvailable
+        ? {
+            "server µs/session": perSessionMicros(cpuBefore.server, cpuAfter.server),
+            "db µs/session": perSessionMicros(cpuBefore.database, cpuAfter.database),
+          }
+        : {}),
     });
   }
   const rate = cryptoRate(device, signedBatch(device, organization));
   console.table(rows);
+  for (const { title, top } of statementTables) {
+    console.log(title);
+    console.table(top);
+  }
   const best = Math.max(...rows.map((r) => r["sessions/s"]));
   console.log(`node:crypto alone: ${Math.round(rate)} verifications/s (one thread)`);
   console.log(

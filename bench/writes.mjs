@@ -33,9 +33,15 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import pg from "pg";
 import { findPostgresBinDir, startThrowawayPostgres } from "../scripts/lib/postgres-cluster.mjs";
 import { cpuTimeAvailable, postmasterPid, processCpuSeconds, processTreeCpuSeconds } from "./cpu-time.mjs";
+import {
+  enableStatementStats,
+  resetStatementStats,
+  STATEMENT_STATS_SETTINGS,
+  statementStats,
+  withClient,
+} from "./statement-stats.mjs";
 import { startTarget } from "./target-process.mjs";
 
 const ALL_WRITES = ["anon-key", "anon", "cm-pair", "dsr", "grievance", "pgbench", "floor", "flat"];
@@ -296,47 +302,6 @@ async function countersOf(t) {
   return t.countsStatements ? await t.guard.target.ask("counters") : undefined;
 }
 
-// ---- where the database's time goes (--statements) ----------------------------------------------
-
-const STATEMENT_ROWS = 12;
-
-/** Runs `use` on a connection of its own to `url`, closed afterwards. */
-async function withClient(url, use) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const resetStatementStats = (url) =>
-  withClient(url, (client) => client.query("SELECT pg_stat_statements_reset()"));
-
-/** The statements that took most of the database's execution and planning time since the reset. */
-async function statementStats(url, requests) {
-  return withClient(url, async (client) => {
-    const { rows } = await client.query(
-      `SELECT query, calls, rows, total_exec_time + total_plan_time AS total_ms
-         FROM pg_stat_statements
-        WHERE query NOT LIKE '%pg_stat_statements%'
-        ORDER BY total_exec_time + total_plan_time DESC`,
-    );
-    const totalMs = rows.reduce((sum, r) => sum + Number(r.total_ms), 0);
-    return {
-      totalMicrosPerRequest: (totalMs * 1000) / requests,
-      top: rows.slice(0, STATEMENT_ROWS).map((r) => ({
-        "µs/req": Number(((Number(r.total_ms) * 1000) / requests).toFixed(1)),
-        share: `${((100 * Number(r.total_ms)) / totalMs).toFixed(0)}%`,
-        "calls/req": Number((Number(r.calls) / requests).toFixed(3)),
-        "rows/call": Number((Number(r.rows) / Math.max(1, Number(r.calls))).toFixed(1)),
-        statement: r.query.replace(/\s+/g, " ").slice(0, 110),
-      })),
-    };
-  });
-}
-
 /** One measured round: the load's figures plus, per request, CPU µs and statements where known. */
 async function measure(t, connections, seconds, { statementsUrl } = {}) {
   const own = () => {
@@ -429,16 +394,11 @@ try {
     cluster = await startThrowawayPostgres({
       log: () => undefined,
       durable: true,
-      ...(values.statements
-        ? { settings: { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" } }
-        : {}),
+      ...(values.statements ? { settings: STATEMENT_STATS_SETTINGS } : {}),
     });
     const guard = await startGuard("postgres", sizesOf.postgres, cluster.url);
     guards.push(guard);
-    if (values.statements)
-      await withClient(cluster.url, (client) =>
-        client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"),
-      );
+    if (values.statements) await enableStatementStats(cluster.url);
     const databasePid = postmasterPid(cluster.dataDir);
     targets.push(...guardTargets("postgres", guard, { databasePid, countsStatements: true }));
     if (writes.includes("pgbench") || writes.includes("floor")) pgbench = await preparePgbench(cluster);
@@ -537,7 +497,7 @@ try {
         statementTables.push({
           title:
             `${t.name} (${t.engine}, ${connections} connections, first round): ` +
-            `${stats.totalMicrosPerRequest.toFixed(0)} µs of statement time per request`,
+            `${stats.totalMicrosPerUnit.toFixed(0)} µs of statement time per request`,
           top: stats.top,
         });
       if (t.write === "flat" || t.write === "anon-key") flatPoints.push(row);

@@ -31,13 +31,11 @@ import { phoneHash } from "../phone-hash.js";
 import { issueWithdrawalToken, issueWithdrawalTokens } from "../withdrawal/tokens.js";
 import {
   captureEvidenceSha256,
-  claimCaptures,
   findCapturesByClientIds,
+  insertCaptures,
   listCaptures,
   lockCapture,
   markCaptureReviewed,
-  recordCaptureOutcomes,
-  type CaptureOutcomeUpdate,
   type CaptureReason,
   type CaptureRecord,
   type CaptureStatus,
@@ -214,13 +212,13 @@ async function verdictOf(
 }
 
 /** The stored row of a session: what the device sent, a phone number only as its keyed hash. */
-function newCapture(
+function judgedCapture(
   deps: CaptureDeps,
   organizationId: string,
   candidate: Candidate,
   verdict: Verdict,
   receivedAt: number,
-): NewCapture {
+): JudgedCapture {
   const { session, artefact } = candidate;
   const handle = session.principalHandle;
   return {
@@ -291,6 +289,13 @@ async function giveOptedInConsents(
 }
 
 /**
+ * Thrown inside a sync's transaction when another sync stored one of its sessions first: the
+ * transaction rolls back, and the sync answers those sessions from their rows and tries the rest
+ * again. Only concurrent re-syncs of one session get here.
+ */
+class StoredMeanwhile extends Error {}
+
+/**
  * Verifies and stores a batch of sessions synced with the organisation's key; one result per
  * session, in order. One transaction for the batch: the device rows are read FOR SHARE in it, so a
  * revocation committing meanwhile waits for the batch (and one committed before is seen).
@@ -308,43 +313,67 @@ export async function syncCaptures(
     if (!firstIndex.has(session.clientSessionId)) firstIndex.set(session.clientSessionId, index);
   });
   const results = new Map<string, CaptureResult>();
+  const answerStored = async (clientSessionIds: readonly string[]) => {
+    for (const record of await findCapturesByClientIds(db, organizationId, clientSessionIds)) {
+      results.set(record.clientSessionId, resultOf(record, deps.box));
+    }
+  };
 
   // Sessions already stored (a re-sync) are answered from their rows before any signature work.
-  const stored = await findCapturesByClientIds(db, organizationId, [...firstIndex.keys()]);
-  for (const record of stored) results.set(record.clientSessionId, resultOf(record, deps.box));
-
-  const candidates: Candidate[] = [];
+  await answerStored([...firstIndex.keys()]);
+  let candidates: Candidate[] = [];
   for (const [clientSessionId, index] of firstIndex) {
     if (results.has(clientSessionId)) continue;
     const session = sessions[index]!;
     candidates.push({ session, artefact: artefactOf(session, organizationId) });
   }
+  if (candidates.length === 0) return sessions.map((session) => results.get(session.clientSessionId)!);
 
-  if (candidates.length > 0) {
-    // The signatures are checked before the transaction, against an unlocked read of the devices,
-    // so the transaction does not hold its locks for the CPU work. Inside, the devices are read
-    // again under a share lock; a key never changes for a device id, so the memo stays right, and a
-    // revocation in between is seen there.
-    const deviceIds = [...new Set(candidates.map((c) => c.session.deviceId))].sort();
-    const checks: Promise<void>[] = [];
-    for (const deviceId of deviceIds) {
-      const device = await findDevice(db, organizationId, deviceId);
-      if (!device || device.revokedAt !== null) continue;
-      for (const candidate of candidates) {
-        if (candidate.session.deviceId === deviceId) checks.push(precheckSignature(candidate, device));
-      }
+  // The signatures are checked before the transaction, against an unlocked read of the devices,
+  // so the transaction does not hold its locks for the CPU work. Inside, the devices are read
+  // again under a share lock; a key never changes for a device id, so the memo stays right, and a
+  // revocation in between is seen there.
+  const deviceIds = [...new Set(candidates.map((c) => c.session.deviceId))].sort();
+  const checks: Promise<void>[] = [];
+  for (const deviceId of deviceIds) {
+    const device = await findDevice(db, organizationId, deviceId);
+    if (!device || device.revokedAt !== null) continue;
+    for (const candidate of candidates) {
+      if (candidate.session.deviceId === deviceId) checks.push(precheckSignature(candidate, device));
     }
-    await Promise.all(checks);
+  }
+  await Promise.all(checks);
 
-    const answered = await db.transaction((tx) =>
-      syncInTransaction(tx, deps, organizationId, candidates, deviceIds, receivedAt),
-    );
-    for (const [clientSessionId, result] of answered) results.set(clientSessionId, result);
+  // Each retry follows a sync that stored at least one of these sessions first, and answers it
+  // from its row: fewer candidates every time round.
+  while (candidates.length > 0) {
+    const pending = candidates;
+    try {
+      const answered = await db.transaction((tx) =>
+        syncInTransaction(tx, deps, organizationId, pending, deviceIds, receivedAt),
+      );
+      for (const [clientSessionId, result] of answered) results.set(clientSessionId, result);
+      break;
+    } catch (error) {
+      if (!(error instanceof StoredMeanwhile)) throw error;
+      await answerStored(pending.map((candidate) => candidate.session.clientSessionId));
+      candidates = pending.filter((candidate) => !results.has(candidate.session.clientSessionId));
+    }
   }
 
   return sessions.map((session) => results.get(session.clientSessionId)!);
 }
 
+/** A judged session, before its consents, token and chain entry exist. */
+type JudgedCapture = Omit<NewCapture, "consentIds" | "withdrawalTokenSealed" | "auditRef">;
+
+/**
+ * Judges and stores the candidates: their consents (one giveConsents for the batch: events, chain
+ * entries and webhooks written as batches), withdrawal tokens, the sessions' chain entries and
+ * quarantine events, then the session rows, finished, in one statement: a fixed number of
+ * statements for the batch, not a few per session. The rows go last because their insert is where
+ * a concurrent sync of the same session is found (StoredMeanwhile), with no row to update after.
+ */
 async function syncInTransaction(
   tx: Queryable,
   deps: CaptureDeps,
@@ -359,21 +388,15 @@ async function syncInTransaction(
     devices.set(deviceId, await findDevice(tx, organizationId, deviceId, { forShare: true }));
   }
 
-  const captures: NewCapture[] = [];
+  const judged: JudgedCapture[] = [];
   for (const candidate of candidates) {
     const device = devices.get(candidate.session.deviceId);
     const verdict = await verdictOf(tx, organizationId, candidate, device, receivedAt);
-    captures.push(newCapture(deps, organizationId, candidate, verdict, receivedAt));
+    judged.push(judgedCapture(deps, organizationId, candidate, verdict, receivedAt));
   }
-  captures.sort((a, b) => byUtf8(a.clientSessionId, b.clientSessionId));
-  const claimed = await claimCaptures(tx, captures);
+  judged.sort((a, b) => byUtf8(a.clientSessionId, b.clientSessionId));
 
-  const answered = new Map<string, CaptureResult>();
-  const mine = captures.filter((capture) => claimed.has(capture.sessionId));
-  // Every consent of the batch in one giveConsents (its events, chain entries and webhooks written
-  // as batches), then the sessions' tokens, chain entries and row updates: a fixed number of
-  // statements for the batch, not a few per session.
-  const wanted = mine
+  const wanted = judged
     .filter((capture) => capture.status === "verified")
     .flatMap((capture) => optedIn(capture.purposeGrants).map((purpose) => ({ capture, purpose })));
   const given = await giveConsents(
@@ -384,9 +407,9 @@ async function syncInTransaction(
     receivedAt,
   );
   const consentIds = new Map<string, string[]>();
-  for (const capture of mine) if (capture.status === "verified") consentIds.set(capture.sessionId, []);
+  for (const capture of judged) if (capture.status === "verified") consentIds.set(capture.sessionId, []);
   wanted.forEach(({ capture }, i) => consentIds.get(capture.sessionId)!.push(given[i]!.consentId));
-  const withConsents = mine.filter((capture) => (consentIds.get(capture.sessionId)?.length ?? 0) > 0);
+  const withConsents = judged.filter((capture) => (consentIds.get(capture.sessionId)?.length ?? 0) > 0);
   const tokens = await issueWithdrawalTokens(
     tx,
     withConsents.map((capture) => ({ organizationId, consentIds: consentIds.get(capture.sessionId)! })),
@@ -396,7 +419,7 @@ async function syncInTransaction(
   const entries = await appendAuditEntries(
     tx,
     organizationId,
-    mine.map((capture) => ({
+    judged.map((capture) => ({
       entryType: `offline_capture.${capture.status}`,
       subjectId: capture.sessionId,
       payload: {
@@ -416,7 +439,7 @@ async function syncInTransaction(
   await enqueueEvents(
     tx,
     organizationId,
-    mine
+    judged
       .filter((capture) => capture.status === "quarantined")
       .map((capture) => ({
         eventType: "offline_capture.quarantined",
@@ -430,37 +453,35 @@ async function syncInTransaction(
       })),
     receivedAt,
   );
-  const updates: CaptureOutcomeUpdate[] = [];
-  for (const [i, capture] of mine.entries()) {
-    const ids = consentIds.get(capture.sessionId) ?? [];
+
+  const captures: NewCapture[] = judged.map((capture, i) => {
     const token = tokenOf.get(capture.sessionId);
-    updates.push({
-      sessionId: capture.sessionId,
-      consentIds: ids,
+    return {
+      ...capture,
+      consentIds: consentIds.get(capture.sessionId) ?? [],
       withdrawalTokenSealed:
         token === undefined ? null : deps.box.seal(token, sealingContext(organizationId, capture.sessionId)),
       auditRef: entries[i]!.entryRef,
-    });
+    };
+  });
+  const inserted = await insertCaptures(tx, captures);
+  if (inserted.size < captures.length) throw new StoredMeanwhile();
+
+  const answered = new Map<string, CaptureResult>();
+  for (const capture of captures) {
+    const token = tokenOf.get(capture.sessionId);
     answered.set(
       capture.clientSessionId,
       capture.status === "verified"
         ? {
             clientSessionId: capture.clientSessionId,
             status: "verified",
-            consentIds: ids,
-            ...(ids[0] === undefined ? {} : { consentId: ids[0] }),
+            consentIds: capture.consentIds,
+            ...(capture.consentIds[0] === undefined ? {} : { consentId: capture.consentIds[0] }),
             ...(token === undefined ? {} : { withdrawalToken: token }),
           }
         : { clientSessionId: capture.clientSessionId, status: capture.status, reason: capture.reason! },
     );
-  }
-  await recordCaptureOutcomes(tx, organizationId, updates);
-
-  // Sessions another sync stored first (it committed while this one waited on the client-id
-  // index): their first results.
-  const lost = captures.filter((capture) => !claimed.has(capture.sessionId)).map((c) => c.clientSessionId);
-  for (const record of await findCapturesByClientIds(tx, organizationId, lost)) {
-    answered.set(record.clientSessionId, resultOf(record, deps.box));
   }
   return answered;
 }

@@ -1,9 +1,10 @@
 // offline_capture_sessions: every synced capture session, whatever its outcome (migration 0096). The
-// only code that touches the table; captures.ts holds the rules. A batch is written with a few
-// multi-row statements (claim, then the consents' ids), so a 200-session sync is not 400 round trips.
+// only code that touches the table; captures.ts holds the rules. A batch's sessions are written,
+// finished (consent ids, sealed token, chain entry), in one multi-row statement, so a 200-session
+// sync is not 400 round trips.
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../db/database.js";
-import { first, qb, rows } from "../../db/query.js";
+import { first, qb, rows, sql } from "../../db/query.js";
 import { canonicalJson } from "../../lib/canonical-json.js";
 
 export const CAPTURE_STATUSES = ["verified", "quarantined", "rejected"] as const;
@@ -57,17 +58,8 @@ export interface CaptureRecord {
   auditRef: number | null;
 }
 
-/** The columns of a newly synced session (consents and the chain entry are filled in afterwards). */
-export type NewCapture = Omit<
-  CaptureRecord,
-  | "reviewStatus"
-  | "reviewedBy"
-  | "reviewedAt"
-  | "reviewNote"
-  | "consentIds"
-  | "withdrawalTokenSealed"
-  | "auditRef"
->;
+/** The columns of a newly synced session, its consents and chain entry included. */
+export type NewCapture = Omit<CaptureRecord, "reviewStatus" | "reviewedBy" | "reviewedAt" | "reviewNote">;
 
 type CaptureRow = {
   organization_id: string;
@@ -129,12 +121,12 @@ const recordOf = (row: CaptureRow): CaptureRecord => ({
 
 /**
  * Inserts the sessions whose client id the organisation has not stored yet, in one statement, and
- * returns the session ids of those it inserted. ON CONFLICT on the client-id index is the claim: a
- * concurrent sync of the same session waits there for the first to commit, then inserts nothing.
- * Callers pass the rows sorted by client id, so two overlapping batches take the index entries in
- * one order (no deadlock).
+ * returns the session ids of those it inserted. ON CONFLICT on the client-id index settles a
+ * concurrent sync of the same session: it waits there for the first to commit, then inserts
+ * nothing. Callers pass the rows sorted by client id, so two overlapping batches take the index
+ * entries in one order (no deadlock).
  */
-export async function claimCaptures(tx: Queryable, captures: readonly NewCapture[]): Promise<Set<string>> {
+export async function insertCaptures(tx: Queryable, captures: readonly NewCapture[]): Promise<Set<string>> {
   if (captures.length === 0) return new Set();
   const inserted = await rows(
     tx,
@@ -161,44 +153,15 @@ export async function claimCaptures(tx: Queryable, captures: readonly NewCapture
           device_signature: c.deviceSignature,
           link_id: c.linkId,
           canonical_sha256: c.canonicalSha256,
+          consent_ids: JSON.stringify(c.consentIds),
+          withdrawal_token_sealed: c.withdrawalTokenSealed,
+          audit_ref: c.auditRef,
         })),
       )
       .onConflict((oc) => oc.columns(["organization_id", "client_session_id"]).doNothing())
       .returning("session_id"),
   );
   return new Set(inserted.map((row) => row.session_id));
-}
-
-/** What the sync writes once the claimed sessions' consents and chain entries exist. */
-export interface CaptureOutcomeUpdate {
-  sessionId: string;
-  consentIds: readonly string[];
-  withdrawalTokenSealed: string | null;
-  auditRef: number;
-}
-
-/** Records the consents, sealed token and chain entry of claimed sessions, in one statement. */
-export async function recordCaptureOutcomes(
-  tx: Queryable,
-  organizationId: string,
-  updates: readonly CaptureOutcomeUpdate[],
-): Promise<void> {
-  if (updates.length === 0) return;
-  // unnest over parallel arrays: one UPDATE for the whole batch, whatever its size (a builder
-  // cannot express UPDATE … FROM unnest).
-  await tx.query(
-    `UPDATE offline_capture_sessions AS s
-        SET consent_ids = u.consent_ids::jsonb, withdrawal_token_sealed = u.sealed, audit_ref = u.audit_ref
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(session_id, consent_ids, sealed, audit_ref)
-      WHERE s.organization_id = $1 AND s.session_id = u.session_id`,
-    [
-      organizationId,
-      updates.map((u) => u.sessionId),
-      updates.map((u) => JSON.stringify(u.consentIds)),
-      updates.map((u) => u.withdrawalTokenSealed),
-      updates.map((u) => u.auditRef),
-    ],
-  );
 }
 
 /** The organisation's stored sessions with these client ids (a re-sync's first results). */
@@ -214,7 +177,8 @@ export async function findCapturesByClientIds(
       .selectFrom("offline_capture_sessions")
       .selectAll()
       .where("organization_id", "=", organizationId)
-      .where("client_session_id", "in", clientSessionIds),
+      // One array parameter, not an IN list of up to 200: one statement text to parse and plan.
+      .where("client_session_id", "=", sql<string>`any(${[...clientSessionIds]}::text[])`),
   );
   return found.map(recordOf);
 }

@@ -469,6 +469,62 @@ describe("offline captures", () => {
     assert.equal(afterSync.withdrawal_tokens, before.withdrawal_tokens! + 10);
   });
 
+  test(
+    "overlapping batches that meet at the session insert: one stores the shared session, the other rolls back, answers it from the row and stores its own once",
+    { skip: engine !== "postgres" && "needs two connections (PostgreSQL)" },
+    async () => {
+      const [s1, s2, s3] = [session(), session(), session()];
+      const before = await counts();
+      // Both syncs pass their look-up of stored sessions, then wait on the device row (their FOR
+      // SHARE read) until both are waiting: neither can have stored anything the other saw.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const rowLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holding = t.db.transaction(async (tx) => {
+        await tx.query(
+          "SELECT 1 FROM offline_devices WHERE organization_id = $1 AND device_id = $2 FOR UPDATE",
+          [device.organizationId, device.deviceId],
+        );
+        locked();
+        await gate;
+      });
+      await rowLocked;
+      const syncing = [sync([s1, s2]), sync([s2, s3])];
+      for (let waiting = 0; waiting < 2;) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const [row] = await t.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%offline_devices%'",
+        );
+        waiting = row!.n;
+      }
+      release();
+      await holding;
+      const [first, second] = await Promise.all(syncing);
+      assert.equal(first!.statusCode, 200, first!.body);
+      assert.equal(second!.statusCode, 200, second!.body);
+      const [r1, r2a] = (first!.json() as { results: Result[] }).results;
+      const [r2b, r3] = (second!.json() as { results: Result[] }).results;
+      for (const result of [r1, r2a, r3]) assert.equal(result!.status, "verified");
+      assert.deepEqual(r2b, r2a, "the shared session has one answer, its first");
+      // Three sessions, each with two consents (and their events, tokens and webhook events) and
+      // three chain entries: nothing from the rolled-back attempt survives.
+      assert.deepEqual(await counts(), {
+        offline_capture_sessions: before.offline_capture_sessions! + 3,
+        consents: before.consents! + 6,
+        consent_events: before.consent_events! + 6,
+        withdrawal_tokens: before.withdrawal_tokens! + 6,
+        webhook_events: before.webhook_events! + 6,
+        audit: before.audit! + 9,
+      });
+      const [stored] = await t.db.query<{ consent_ids: string[] }>(
+        "SELECT consent_ids FROM offline_capture_sessions WHERE organization_id = $1 AND client_session_id = $2",
+        [a.org.organizationId, s2.clientSessionId],
+      );
+      assert.deepEqual(stored!.consent_ids, r2a!.consentIds);
+    },
+  );
+
   test("a phone number is stored only as the organisation's keyed hash, never raw", async () => {
     const phone = "+91 98765 43210";
     const verified = session({ principalHandle: { kind: "phone_hash", value: phone } });

@@ -162,12 +162,15 @@ export async function readQueuedEntries(
 }
 
 /**
- * Writes linked entries to the chain, removes exactly them from the queue (by reference: an entry
- * queued meanwhile stays queued) and moves the (locked) head from `from` to the last of them.
- * Throws, so the caller's transaction rolls back, unless every entry was still queued and the head
- * was still at `from`: audit_entries is partitioned by month (migration 0114), so its unique
- * indexes hold within a month, and these two checks are what refuse, whatever the caller did, an
- * entry linked twice or a position given twice (README.md, "Partitions").
+ * Moves the (locked) head from `from` to the last of the linked entries, then moves exactly those
+ * entries (by reference: an entry queued meanwhile stays queued) from the queue into the chain in
+ * one statement: the chain row is the queued row (type, subject, payload, time) with its position
+ * and hashes, so the payload is not sent back from Node. The entries are the queue's, read under
+ * the head's lock, and queued rows are never changed, so what is written is what was hashed.
+ * Throws, so the caller's transaction rolls back, unless the head was still at `from` and every
+ * entry was still queued: audit_entries is partitioned by month (migration 0114), so its unique
+ * indexes hold within a month, and these two checks are what refuse, whatever the caller did, a
+ * position given twice or an entry linked twice (README.md, "Partitions").
  */
 export async function linkEntries(
   tx: Queryable,
@@ -180,43 +183,6 @@ export async function linkEntries(
   if (entries[0]!.seq !== from.lastSeq + 1 || entries[0]!.prevHash !== from.lastHash) {
     throw new Error(`audit chain: a batch must start right after the head (seq ${from.lastSeq})`);
   }
-  await tx.query(
-    `INSERT INTO audit_entries
-       (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
-     SELECT $1, e.seq, e.entry_ref, e.entry_type, e.subject_id, e.payload, e.prev_hash, e.entry_hash, e.created_at
-     FROM jsonb_to_recordset($2::jsonb) AS e(seq BIGINT, entry_ref BIGINT, entry_type TEXT, subject_id TEXT,
-       payload TEXT, prev_hash TEXT, entry_hash TEXT, created_at BIGINT)`,
-    [
-      organizationId,
-      JSON.stringify(
-        entries.map((e) => ({
-          seq: e.seq,
-          entry_ref: e.entryRef,
-          entry_type: e.entryType,
-          subject_id: e.subjectId,
-          payload: e.payload,
-          prev_hash: e.prevHash,
-          entry_hash: e.entryHash,
-          created_at: e.createdAt,
-        })),
-      ),
-    ],
-    { preparedAs: "audit_link_entries" },
-  );
-  const [unqueued] = await tx.query<{ n: number }>(
-    `WITH gone AS (
-       DELETE FROM audit_queue WHERE organization_id = $1
-          AND entry_ref IN (SELECT value::bigint FROM jsonb_array_elements_text($2::jsonb))
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM gone`,
-    [organizationId, JSON.stringify(entries.map((e) => e.entryRef))],
-    { preparedAs: "audit_unqueue_entries" },
-  );
-  if (unqueued!.n !== entries.length) {
-    throw new Error(
-      `audit chain: ${entries.length - unqueued!.n} of the entries being linked are no longer queued`,
-    );
-  }
   const moved = await tx.query(
     `UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3, updated_at = $4
       WHERE organization_id = $1 AND last_seq = $5 AND last_hash = $6 RETURNING 1`,
@@ -225,6 +191,36 @@ export async function linkEntries(
   );
   if (moved.length !== 1) {
     throw new Error(`audit chain: the head moved from seq ${from.lastSeq} while this batch was linked`);
+  }
+  const [written] = await tx.query<{ n: number }>(
+    `WITH linked AS (
+       SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[])
+         AS l(entry_ref, seq, prev_hash, entry_hash)
+     ), unqueued AS (
+       DELETE FROM audit_queue q USING linked l
+        WHERE q.organization_id = $1 AND q.entry_ref = l.entry_ref
+       RETURNING q.organization_id, l.seq, q.entry_ref, q.entry_type, q.subject_id, q.payload,
+                 l.prev_hash, l.entry_hash, q.created_at
+     ), chained AS (
+       INSERT INTO audit_entries
+         (organization_id, seq, entry_ref, entry_type, subject_id, payload, prev_hash, entry_hash, created_at)
+       SELECT * FROM unqueued
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM chained`,
+    [
+      organizationId,
+      entries.map((e) => e.entryRef),
+      entries.map((e) => e.seq),
+      entries.map((e) => e.prevHash),
+      entries.map((e) => e.entryHash),
+    ],
+    { preparedAs: "audit_link_queued" },
+  );
+  if (written!.n !== entries.length) {
+    throw new Error(
+      `audit chain: ${entries.length - written!.n} of the entries being linked are no longer queued`,
+    );
   }
 }
 

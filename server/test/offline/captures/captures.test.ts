@@ -89,6 +89,45 @@ describe("offline captures", () => {
     sign(device, sessionFor(device, notice, t.clock.now(), overrides));
 
   /** Row counts of org A in the tables a sync writes. */
+  /**
+   * Runs `statement` in a transaction of its own and keeps it open, holding the row locks it took,
+   * until `commit()` (PostgreSQL only: the embedded database has one connection).
+   */
+  async function holdRowLocks(
+    statement: string,
+    params: unknown[],
+  ): Promise<{ commit: () => Promise<void> }> {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let ran!: () => void;
+    const holding = new Promise<void>((resolve) => (ran = resolve));
+    const transaction = t.db.transaction(async (tx) => {
+      await tx.query(statement, params);
+      ran();
+      await gate;
+    });
+    await Promise.race([holding, transaction]);
+    return {
+      commit: async () => {
+        release();
+        await transaction;
+      },
+    };
+  }
+
+  /** Resolves once `n` sessions of this database wait on a row lock in a statement reading offline_devices. */
+  async function deviceRowWaiters(n: number): Promise<void> {
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+      const [row] = await t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%offline_devices%'`,
+      );
+      if (row!.n >= n) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`fewer than ${n} sessions waited on the device row within 10 s`);
+  }
+
   async function counts(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const table of [
@@ -428,24 +467,14 @@ describe("offline captures", () => {
     async () => {
       const own = await insertTestDevice(t, a.org.organizationId);
       const s = sign(own, sessionFor(own, notice, t.clock.now()));
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const rowLocked = new Promise<void>((resolve) => (locked = resolve));
-      const revoking = t.db.transaction(async (tx) => {
-        await tx.query(
-          `UPDATE offline_devices SET revoked_at = $3, revoked_by = 'stf_x', revocation_reason = 'stolen'
+      const revoking = await holdRowLocks(
+        `UPDATE offline_devices SET revoked_at = $3, revoked_by = 'stf_x', revocation_reason = 'stolen'
           WHERE organization_id = $1 AND device_id = $2`,
-          [own.organizationId, own.deviceId, t.clock.now()],
-        );
-        locked();
-        await gate;
-      });
-      await rowLocked;
+        [own.organizationId, own.deviceId, t.clock.now()],
+      );
       const syncing = sync([s]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      release();
-      await revoking;
+      await deviceRowWaiters(1);
+      await revoking.commit();
       const res = await syncing;
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual((res.json() as { results: Result[] }).results, [
@@ -477,29 +506,13 @@ describe("offline captures", () => {
       const before = await counts();
       // Both syncs pass their look-up of stored sessions, then wait on the device row (their FOR
       // SHARE read) until both are waiting: neither can have stored anything the other saw.
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const rowLocked = new Promise<void>((resolve) => (locked = resolve));
-      const holding = t.db.transaction(async (tx) => {
-        await tx.query(
-          "SELECT 1 FROM offline_devices WHERE organization_id = $1 AND device_id = $2 FOR UPDATE",
-          [device.organizationId, device.deviceId],
-        );
-        locked();
-        await gate;
-      });
-      await rowLocked;
+      const holding = await holdRowLocks(
+        "SELECT 1 FROM offline_devices WHERE organization_id = $1 AND device_id = $2 FOR UPDATE",
+        [device.organizationId, device.deviceId],
+      );
       const syncing = [sync([s1, s2]), sync([s2, s3])];
-      for (let waiting = 0; waiting < 2;) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        const [row] = await t.db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%offline_devices%'",
-        );
-        waiting = row!.n;
-      }
-      release();
-      await holding;
+      await deviceRowWaiters(2);
+      await holding.commit();
       const [first, second] = await Promise.all(syncing);
       assert.equal(first!.statusCode, 200, first!.body);
       assert.equal(second!.statusCode, 200, second!.body);

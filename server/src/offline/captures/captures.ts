@@ -464,8 +464,7 @@ async function syncInTransaction(
       auditRef: entries[i]!.entryRef,
     };
   });
-  const inserted = await insertCaptures(tx, captures);
-  if (inserted.size < captures.length) throw new StoredMeanwhile();
+  if ((await insertCaptures(tx, captures)) < captures.length) throw new StoredMeanwhile();
 
   const answered = new Map<string, CaptureResult>();
   for (const capture of captures) {

@@ -121,13 +121,13 @@ const recordOf = (row: CaptureRow): CaptureRecord => ({
 
 /**
  * Inserts the sessions whose client id the organisation has not stored yet, in one statement, and
- * returns the session ids of those it inserted. ON CONFLICT on the client-id index settles a
+ * returns how many it inserted. ON CONFLICT on the client-id index settles a
  * concurrent sync of the same session: it waits there for the first to commit, then inserts
  * nothing. Callers pass the rows sorted by client id, so two overlapping batches take the index
  * entries in one order (no deadlock).
  */
-export async function insertCaptures(tx: Queryable, captures: readonly NewCapture[]): Promise<Set<string>> {
-  if (captures.length === 0) return new Set();
+export async function insertCaptures(tx: Queryable, captures: readonly NewCapture[]): Promise<number> {
+  if (captures.length === 0) return 0;
   const inserted = await rows(
     tx,
     qb
@@ -161,7 +161,7 @@ export async function insertCaptures(tx: Queryable, captures: readonly NewCaptur
       .onConflict((oc) => oc.columns(["organization_id", "client_session_id"]).doNothing())
       .returning("session_id"),
   );
-  return new Set(inserted.map((row) => row.session_id));
+  return inserted.length;
 }
 
 /** The organisation's stored sessions with these client ids (a re-sync's first results). */

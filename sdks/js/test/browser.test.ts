@@ -15,6 +15,40 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether any process of the group is left (an exited one not yet reaped counts, for at most a moment). */
+function groupAlive(groupId: number): boolean {
+  try {
+    process.kill(-groupId, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Stops every process of a group: SIGTERM, then SIGKILL for what is left after 5 s, then waits (at
+ * most 5 s more) until none is left. A killed process writes nothing more, so its files can go.
+ */
+async function stopProcessGroup(groupId: number): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-groupId, name);
+    } catch {
+      // the group is already gone
+    }
+  };
+  const waitForGroup = async (ms: number) => {
+    for (const deadline = Date.now() + ms; groupAlive(groupId) && Date.now() < deadline;) await sleep(50);
+  };
+  signal("SIGTERM");
+  await waitForGroup(5_000);
+  if (!groupAlive(groupId)) return;
+  signal("SIGKILL");
+  await waitForGroup(5_000);
+}
+
 const CHROMIUM = [process.env.GUARD_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
   (file): file is string => !!file && fs.existsSync(file),
 );
@@ -146,7 +180,8 @@ test(
         `--user-data-dir=${profile}`,
         `${pageOrigin}/`,
       ],
-      { stdio: "ignore" },
+      // Its own process group, so its helpers (zygote, renderer, network service) can be stopped with it.
+      { stdio: "ignore", detached: true },
     );
     try {
       const out = await Promise.race([
@@ -178,25 +213,12 @@ test(
       assert.match(String(calls[2]!.headers["idempotency-key"]), /^[0-9a-f-]{36}$/);
       assert.equal(calls[3]!.headers.authorization, "Bearer tok_page");
     } finally {
-      // Chromium writes its profile until it has exited: wait for that (SIGKILL after 5 s) before
-      // removing it. Its helper processes (renderer, network service) end just after it, and may
-      // still write a file or two, so the removal retries (about 20 s in all, on a loaded machine).
-      const running = browser.exitCode === null && browser.signalCode === null;
-      const exited = new Promise((resolve) => browser.once("exit", resolve));
-      if (running) {
-        browser.kill();
-        const stopped = await Promise.race([
-          exited.then(() => true),
-          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref()),
-        ]);
-        if (!stopped) {
-          browser.kill("SIGKILL");
-          await exited;
-        }
-      }
+      // Chromium and its helpers write the profile until they have exited: stop the whole group
+      // (SIGKILL after 5 s) before removing it.
+      if (browser.pid !== undefined) await stopProcessGroup(browser.pid);
       guard.close();
       page.close();
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     }
   },
 );

@@ -4,8 +4,8 @@ import type { FastifyInstance } from "fastify";
 import { createApp } from "./app.js";
 import { startAuditSequencer } from "./audit/sequencer.js";
 import type { Config } from "./config.js";
-import { embeddedClusterExists, openDatabase, type Database } from "./db/database.js";
-import { readFreshSnapshot, saveFreshSnapshot } from "./db/fresh-snapshot.js";
+import { openDatabase, type Database } from "./db/database.js";
+import { planFreshStart } from "./db/fresh-snapshot.js";
 import { migrate } from "./db/migrate.js";
 import type { SnapshotTar } from "./db/snapshot-tar.js";
 import { startIdempotencyPurge } from "./http/idempotency-purge.js";
@@ -80,15 +80,13 @@ export async function startServer(
   } = {},
 ): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
-  // A fresh embedded data directory starts from the migrated snapshot when there is one, as it does
-  // under `guard serve` (cli/context.ts); created the slow way, it is saved as that snapshot once
-  // migrated (db/fresh-snapshot.ts).
-  const fresh = !options.db && !config.databaseUrl && !embeddedClusterExists(config.dataDir);
-  const snapshot = fresh ? readFreshSnapshot(config.snapshotDir) : undefined;
-  const db = options.db ?? (await openConfiguredDatabase(config, { fromSnapshot: snapshot }));
+  // A fresh embedded data directory starts from the migrated snapshot, as under `guard serve`
+  // (db/fresh-snapshot.ts); a database the caller opened is used as it is.
+  const start = options.db ? undefined : planFreshStart(config);
+  const db = options.db ?? (await openConfiguredDatabase(config, { fromSnapshot: start?.snapshot }));
   try {
     await migrate(db, clock.now());
-    if (fresh && !snapshot) await saveFreshSnapshot(db, config.snapshotDir);
+    await start?.afterMigrations(db);
     const app = await createApp({ config, db, clock, routes: ROUTE_MODULES, demoShop: options.demoShop });
     const address = await app.listen({ host: config.host, port: config.port });
     // Every instance runs a delivery worker; they share the queue safely (webhooks/worker.ts).

@@ -10,8 +10,8 @@ import { linkAllQueued } from "../audit/sequencer.js";
 import { ConfigError, DEFAULT_DATA_DIR, loadConfig, type Config } from "../config.js";
 import { describeConnectionFailure } from "../db/connection-failure.js";
 import { DataDirLockedError } from "../db/data-dir-lock.js";
-import { embeddedClusterExists, type Database } from "../db/database.js";
-import { readFreshSnapshot, saveFreshSnapshot } from "../db/fresh-snapshot.js";
+import type { Database } from "../db/database.js";
+import { planFreshStart, type FreshStart } from "../db/fresh-snapshot.js";
 import { migrate } from "../db/migrate.js";
 import { openConfiguredDatabase } from "../server.js";
 import { CLI_SOCKET_FILE, RunThroughServer, type CliHost } from "./cli-socket.js";
@@ -34,8 +34,8 @@ export class CliContext {
   private database: Database | undefined;
   /** Whether this context migrated the database (only then can a command have queued audit entries). */
   private migrated = false;
-  /** The embedded database was just created by initdb (no snapshot to start from). */
-  private createdWithoutSnapshot = false;
+  /** How the database this context opened began (saves the snapshot after the first migration). */
+  private freshStart: FreshStart | undefined;
   constructor(
     readonly config: Config,
     readonly out: Output,
@@ -75,23 +75,19 @@ export class CliContext {
     if (this.host) return (this.database = this.host.db);
     if (!this.database) {
       const { databaseUrl, dataDir } = this.config;
-      const fresh = databaseUrl === undefined && !embeddedClusterExists(dataDir);
       // A fresh directory starts from the migrated snapshot when there is one (db/fresh-snapshot.ts).
-      const snapshot = fresh ? readFreshSnapshot(this.config.snapshotDir) : undefined;
+      const start = (this.freshStart = planFreshStart(this.config));
       // The slow phases say what they are doing: creating an embedded database takes seconds.
-      if (fresh) {
+      if (start.fresh) {
         this.out.note(
-          snapshot
+          start.snapshot
             ? `Creating the embedded database in ${dataDir}…`
             : `Creating the embedded database in ${dataDir} (first start, a few seconds)…`,
         );
       }
-      // Created the slow way: once migrated, and holding nothing but the schema yet, it is saved
-      // as the snapshot the next fresh directory starts from (migrate()).
-      this.createdWithoutSnapshot = fresh && !snapshot;
       try {
         this.database = await openConfiguredDatabase(this.config, {
-          fromSnapshot: snapshot,
+          fromSnapshot: start.snapshot,
           embeddedSettings: options.serving ? undefined : ONE_SHOT_SETTINGS,
         });
       } catch (error) {
@@ -122,10 +118,7 @@ export class CliContext {
         this.out.note(`Applying ${ids.length} database migration${ids.length === 1 ? "" : "s"}…`),
     });
     if (applied.length > 0) this.out.note(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    if (this.createdWithoutSnapshot) {
-      this.createdWithoutSnapshot = false;
-      await saveFreshSnapshot(this.database, this.config.snapshotDir);
-    }
+    await this.freshStart?.afterMigrations(this.database);
     return applied;
   }
 

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { dumpPgliteSnapshot, type Database } from "./database.js";
+import { dumpPgliteSnapshot, embeddedClusterExists, type Database } from "./database.js";
 import { listMigrations } from "./migrate.js";
 import { readSnapshotTar, SnapshotTarError, type SnapshotTar } from "./snapshot-tar.js";
 
@@ -106,4 +106,41 @@ export async function saveFreshSnapshot(db: Database, dir: string | undefined): 
   } catch {
     // A read-only install: every fresh directory takes the slow path.
   }
+}
+
+/** How one opening of the configured database begins (`planFreshStart`). */
+export interface FreshStart {
+  /** An embedded data directory that does not exist yet: this opening creates it. */
+  fresh: boolean;
+  /** The snapshot a fresh directory is unpacked from; undefined when there is none (the slow way). */
+  snapshot: SnapshotTar | undefined;
+  /**
+   * Call once the database is migrated: a directory this opening created the slow way, holding
+   * nothing but the schema yet, is saved as the snapshot the next fresh directory starts from.
+   */
+  afterMigrations(db: Database): Promise<void>;
+}
+
+/**
+ * The fresh-directory rule that `guard serve` (cli/context.ts) and `startServer` share: a new embedded
+ * data directory starts from the migrated snapshot when there is one, and one created the slow way
+ * is saved as that snapshot once migrated. A PostgreSQL server (`databaseUrl`) is never fresh.
+ */
+export function planFreshStart(config: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  snapshotDir?: string | undefined;
+}): FreshStart {
+  const fresh = config.databaseUrl === undefined && !embeddedClusterExists(config.dataDir);
+  const snapshot = fresh ? readFreshSnapshot(config.snapshotDir) : undefined;
+  let saveAfterMigrations = fresh && !snapshot;
+  return {
+    fresh,
+    snapshot,
+    afterMigrations: async (db) => {
+      if (!saveAfterMigrations) return;
+      saveAfterMigrations = false;
+      await saveFreshSnapshot(db, config.snapshotDir);
+    },
+  };
 }

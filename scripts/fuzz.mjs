@@ -18,6 +18,7 @@
 //    plus one failure per engine that sent fewer than MIN_REQUESTS requests or followed no link.
 // Exit code 0 only when M is 0. Servers, the cluster and temp dirs are removed in every case.
 import { spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -89,6 +90,8 @@ const { createStaffUser } = await import("../server/src/accounts/staff.ts");
 const { parseNoticeDraft, publishNotice } = await import("../server/src/notices/notices.ts");
 const { registerApp, registerDomain, saveBannerSettings } =
   await import("../server/src/banner/banner-config.ts");
+const { canonicalizeCaptureArtifact, signCaptureArtifact } = await import("../contract/src/index.ts");
+const { POS_REQUEST_TTL_MS } = await import("../server/src/offline/pos/requests.ts");
 
 class SetupError extends Error {}
 
@@ -248,6 +251,11 @@ async function seed(db) {
     domains: orgData.domains,
     appId: orgData.appId,
     serviceKey: serviceKey.key,
+    staffOrg: {
+      organizationId: staffOrg.organizationId,
+      serviceKey: staffKey.key,
+      noticeId: staffData.noticeId,
+    },
   };
 }
 
@@ -275,6 +283,142 @@ async function signIn(baseUrl) {
     throw new SetupError(`staff sign-in failed: ${res.status} ${JSON.stringify(body)}`);
   }
   return { cookie, csrfToken: body.csrfToken };
+}
+
+/**
+ * Records that only exist once made through the API, so the operations on them (revoke, release,
+ * reject, disable, update, archive) get past their lookups and reach their handlers. Made over HTTP
+ * as an operator would, each in the organisation its operations act for: the operations a staff
+ * session *or* the service key may call run with `fuzz-org`'s key (`serviceKeyOperations`), so its
+ * device, QR link and retention policy are `fuzz-org`'s; the capture review is for staff only, so the
+ * two sessions to review are `fuzz-staff`'s, signed by a device enrolled there with its clock ten
+ * days off (quarantined for `clock_skew`, the reason staff may release). Returns the ids for the
+ * dictionaries.
+ */
+async function seedRecordsToActOn(baseUrl, session, seeded) {
+  const staffHeaders = { cookie: `guard_session=${session.cookie}`, "x-csrf-token": session.csrfToken };
+  const orgKeyHeaders = { authorization: `Bearer ${seeded.serviceKey}` };
+  const staffKeyHeaders = { authorization: `Bearer ${seeded.staffOrg.serviceKey}` };
+  const made = async (what, route, body, headers) => {
+    const { res, body: answer } = await post(`${baseUrl}${route}`, body, headers);
+    if (res.status !== 200 && res.status !== 201)
+      throw new SetupError(`${what} failed: ${res.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const enrol = async (headers) => {
+    const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+    const body = {
+      label: "fuzz tablet",
+      channel: "agent_app",
+      publicKeySpki: publicKey.export({ type: "spki", format: "der" }).toString("base64"),
+    };
+    const device = await made("enrolling a device", "/api/v1/staff/devices", body, headers);
+    return { deviceId: device.deviceId, privateKey };
+  };
+
+  const orgDevice = await enrol(orgKeyHeaders);
+  const link = await made(
+    "minting a QR link",
+    "/api/v1/offline-consent/links",
+    { noticeId: seeded.noticeIds[0], purpose: "marketing", dataTypes: ["email"], label: "fuzz counter" },
+    orgKeyHeaders,
+  );
+  const policy = await made(
+    "creating a retention policy",
+    "/api/v1/staff/retention/policies",
+    { preset: "ecommerce", purpose: "marketing" },
+    orgKeyHeaders,
+  );
+
+  // Two sessions the org's device signed now: verified, each with a withdrawal token to withdraw by.
+  const verified = await made(
+    "syncing verified captures",
+    "/api/v1/offline/captures",
+    {
+      sessions: ["fuzz-verified-1", "fuzz-verified-2"].map((clientSessionId) =>
+        signedSession(orgDevice, seeded.orgIds[0], {
+          clientSessionId,
+          noticeId: seeded.noticeIds[0],
+          capturedAtClient: Date.now(),
+        }),
+      ),
+    },
+    orgKeyHeaders,
+  );
+  const consentIds = verified.results.flatMap((result) => result.consentIds ?? []);
+  const withdrawalTokens = verified.results.map((result) => result.withdrawalToken).filter(Boolean);
+  if (withdrawalTokens.length !== 2)
+    throw new SetupError(`the captures were not verified: ${JSON.stringify(verified)}`);
+
+  const staffDevice = await enrol(staffHeaders);
+  const tenDaysAgo = Date.now() - 10 * 24 * 3_600_000;
+  const sessions = Array.from({ length: 6 }, (_, i) =>
+    signedSession(staffDevice, seeded.staffOrg.organizationId, {
+      clientSessionId: `fuzz-session-${i + 1}`,
+      noticeId: seeded.staffOrg.noticeId,
+      capturedAtClient: tenDaysAgo,
+    }),
+  );
+  const synced = await made("syncing captures", "/api/v1/offline/captures", { sessions }, staffKeyHeaders);
+  if (!synced.results.every((result) => result.reason === "clock_skew"))
+    throw new SetupError(`the captures were not quarantined for clock_skew: ${JSON.stringify(synced)}`);
+  const listed = await fetch(`${baseUrl}/api/v1/staff/offline/captures?status=quarantined`, {
+    headers: staffHeaders,
+  }).then((res) => res.json());
+
+  return {
+    deviceIds: [orgDevice.deviceId],
+    sessionIds: listed.captures.map((capture) => capture.sessionId),
+    linkIds: [link.linkId],
+    policyIds: [policy.policyId],
+    withdrawalTokens,
+    consentIds,
+  };
+}
+
+/** A `dpdpcca/2` session for `marketing` by `device`, signed over its canonical string. */
+function signedSession(device, organizationId, { clientSessionId, noticeId, capturedAtClient }) {
+  const session = {
+    clientSessionId,
+    deviceId: device.deviceId,
+    noticeId,
+    noticeVersion: 1,
+    noticeLocale: "en",
+    channel: "agent_app",
+    capturedAtClient,
+    dataTypes: ["email"],
+    purposeGrants: [
+      { purposeKey: "marketing", purposeLabel: "Offers", category: "non_essential", status: "opt_in" },
+    ],
+  };
+  const canonical = canonicalizeCaptureArtifact({ ...session, organizationId });
+  return { ...session, deviceSignature: signCaptureArtifact(device.privateKey, canonical) };
+}
+
+/**
+ * A point-of-sale request `fuzz-staff`'s till made more than 72 hours ago (the server's clock is
+ * set back while it is made), so it is expired when the run starts and the staff queue's close
+ * operation reaches its handler. Returns its id.
+ */
+async function seedExpiredPosRequest(baseUrl, clock, seeded) {
+  clock.offsetMs = -(POS_REQUEST_TTL_MS + 3_600_000);
+  try {
+    const { res, body } = await post(
+      `${baseUrl}/api/v1/offline/pos`,
+      {
+        noticeId: seeded.staffOrg.noticeId,
+        purpose: "marketing",
+        dataTypes: ["email"],
+        phone: "+91 98765 43210",
+      },
+      { authorization: `Bearer ${seeded.staffOrg.serviceKey}` },
+    );
+    if (res.status !== 201)
+      throw new SetupError(`making a point-of-sale request failed: ${res.status} ${JSON.stringify(body)}`);
+    return body.requestId;
+  } finally {
+    clock.offsetMs = 0;
+  }
 }
 
 /** A principal access token for `fuzz-org`, brokered over HTTP with the service key. */
@@ -350,7 +494,15 @@ function serviceKeyOperations(document) {
   return ids.sort();
 }
 
-function schemathesisConfig({ document, seeded, session, signOutSession, principalToken, junitPath }) {
+function schemathesisConfig({
+  document,
+  seeded,
+  recordIds,
+  session,
+  signOutSession,
+  principalToken,
+  junitPath,
+}) {
   const dictionaries = {
     slugs: seeded.slugs,
     orgIds: seeded.orgIds,
@@ -362,6 +514,8 @@ function schemathesisConfig({ document, seeded, session, signOutSession, princip
     passwords: [STAFF_PASSWORD],
     domains: [...seeded.domains, "SHOP.Fuzz.Example."], // hostnames match case-insensitively
     appIds: [seeded.appId],
+    locales: ["en", "hi", "hi-IN"], // the seeded notices' languages (an IVR call's `locale`)
+    ...recordIds,
   };
   return [
     `seed = ${SEED}`,
@@ -420,12 +574,25 @@ function schemathesisConfig({ document, seeded, session, signOutSession, princip
     '"body.password" = { dictionary = "passwords", probability = 0.5 }',
     '"query.domain" = { dictionary = "domains", probability = 0.5 }',
     '"query.appId" = { dictionary = "appIds", probability = 0.5 }',
+    '"path.deviceId" = { dictionary = "deviceIds", probability = 0.5 }',
+    '"path.sessionId" = { dictionary = "sessionIds", probability = 0.5 }',
+    '"path.linkId" = { dictionary = "linkIds", probability = 0.5 }',
+    '"path.policyId" = { dictionary = "policyIds", probability = 0.5 }',
+    '"body.withdrawalToken" = { dictionary = "withdrawalTokens", probability = 0.5 }',
+    '"body.locale" = { dictionary = "locales", probability = 0.5 }',
+    '"body.consentId" = { dictionary = "consentIds", probability = 0.5 }',
     "",
     // Signing out ends the session it is sent with, so that operation gets a session of its own
     // (signed out by its first valid call; 401 after that). Configured headers win over generated ones.
     "[[operations]]",
     'include-operation-id = "deleteStaffSession"',
     `headers = { Cookie = ${toml(`guard_session=${signOutSession.cookie}`)}, "X-CSRF-Token" = ${toml(signOutSession.csrfToken)} }`,
+    "",
+    // Bound for this operation only: the DSR operations take the same name, and would mostly meet
+    // the point-of-sale request's id there as a 404.
+    "[[operations]]",
+    'include-operation-id = "closePosConsentRequest"',
+    'parameters = { "path.requestId" = { dictionary = "posRequestIds", probability = 0.5 } }',
     "",
     "[[operations]]",
     `include-operation-id = ${toml(serviceKeyOperations(document))}`,
@@ -459,6 +626,8 @@ async function fuzzEngine({ engine, version, dir, databaseUrl }) {
   const started = Date.now();
   let server;
   try {
+    // The real clock, which the seeding may set back for a moment (seedExpiredPosRequest).
+    const clock = { offsetMs: 0, now: () => Date.now() + clock.offsetMs };
     // logLevel error: a 5xx prints its stack trace here, next to schemathesis' report of it.
     server = await startServer(
       testConfig({
@@ -468,18 +637,31 @@ async function fuzzEngine({ engine, version, dir, databaseUrl }) {
         logLevel: "error",
         tokenTtlMinutes: 60, // the principal token outlives any run
       }),
+      { clock },
     );
     const seeded = await seed(server.db);
     const session = await signIn(server.url);
     const signOutSession = await signIn(server.url);
     const principalToken = await brokerToken(server.url, seeded.serviceKey);
+    const recordIds = {
+      ...(await seedRecordsToActOn(server.url, session, seeded)),
+      posRequestIds: [await seedExpiredPosRequest(server.url, clock, seeded)],
+    };
     const document = server.app.servedDocument;
     const junitPath = path.join(dir, "junit.xml");
     const statsPath = path.join(dir, "stats.json");
     const configPath = path.join(dir, "schemathesis.toml");
     fs.writeFileSync(
       configPath,
-      schemathesisConfig({ document, seeded, session, signOutSession, principalToken, junitPath }),
+      schemathesisConfig({
+        document,
+        seeded,
+        recordIds,
+        session,
+        signOutSession,
+        principalToken,
+        junitPath,
+      }),
     );
     const responses = recordResponses(server.app.server, document);
     console.log(

@@ -191,6 +191,19 @@ const JVM_SDK = {
   id: "jvm-sdk",
   title: "JVM SDK (Maven)",
   requires: "sdks/jvm/pom.xml",
+  // The getting-started walkthrough runs `exec:java` offline after this suite; `mvn test` never
+  // fetches exec-maven-plugin, so with an empty local repository the walkthrough found no plugin for
+  // the prefix `exec`. Resolving the build's plugins (the conformance profile's included) fetches it.
+  setup: (ctx) =>
+    ctx.exec("mvn", [
+      "-B",
+      "-ntp",
+      "-q",
+      "-f",
+      "sdks/jvm/pom.xml",
+      "-Pconformance",
+      "dependency:resolve-plugins",
+    ]),
   steps: [
     {
       label: "mvn test (sdks/jvm)",

@@ -39,6 +39,7 @@ export default tseslint.config(
       // Written by openapi-typescript (sdks/node/scripts/generate-types.ts), checked for staleness by a test.
       "sdks/node/src/generated/**",
       "sdks/js/src/generated/**",
+      "sdks/typescript-shared/src/generated/**",
       "server/src/generated/**",
       // Written by openapi-typescript (dashboard/scripts/generate-types.ts), checked by dashboard/test.
       "dashboard/src/api/schema.ts",

@@ -43,6 +43,7 @@ export const TARGETS = {
       "banner/scripts",
       "banner/package.json",
       "sdks/js/src",
+      "sdks/typescript-shared/src",
       "server/src/notices/languages.ts",
     ],
     command: [process.execPath, [path.join(ROOT, "banner/scripts/build.mjs")]],

@@ -264,6 +264,11 @@ const SUITES = [
       JVM_SDK,
       nodeTestSuite({ id: "node-sdk", title: "Node SDK", dir: "sdks/node/test" }),
       nodeTestSuite({ id: "js-sdk", title: "@guard/js", dir: "sdks/js/test" }),
+      nodeTestSuite({
+        id: "typescript-shared",
+        title: "TypeScript SDKs' shared transport",
+        dir: "sdks/typescript-shared/test",
+      }),
       // docs/getting-started.md run as written, with curl and each server SDK, against the demo: after
       // the SDK suites, whose venv (Python) and local Maven repository (JVM) its examples use.
       nodeTestSuite({

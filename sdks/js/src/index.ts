@@ -23,11 +23,11 @@ export {
   backoffDelayMs,
   decideRetry,
   parseRetryAfterMs,
-} from "./retry.js";
-export type { AttemptFailure, RetryDecision, RetryInput } from "./retry.js";
+} from "../../typescript-shared/src/retry.js";
+export type { AttemptFailure, RetryDecision, RetryInput } from "../../typescript-shared/src/retry.js";
 export { hasConsent } from "./consent.js";
 export type { ConsentLike } from "./consent.js";
 export { PACKAGE_NAME, VERSION } from "./version.js";
 export type * from "./types.js";
-export type { ApiErrorCode } from "./generated/error-catalog.js";
+export type { ApiErrorCode } from "../../typescript-shared/src/generated/error-codes.js";
 export type { components, operations, paths } from "./generated/contract.js";

@@ -13,7 +13,12 @@ import {
   VERSION,
   type GuardClientOptions,
 } from "../src/index.js";
-import { connectionRefused, fakeFetch, recordingSleep, type Scripted } from "./fake-fetch.js";
+import {
+  connectionRefused,
+  fakeFetch,
+  recordingSleep,
+  type Scripted,
+} from "../../typescript-shared/test/fake-fetch.js";
 
 const BASE = "https://guard.example.com";
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

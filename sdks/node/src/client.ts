@@ -1,22 +1,24 @@
 // GuardClient: typed methods over Guard's public, principal and service routes, on one transport
-// that adds the family's headers, times out, and retries what is safe to repeat (retry.ts).
+// that adds the family's headers, times out, and retries what is safe to repeat (the transport and
+// the retry decision are sdks/typescript-shared/src/, which @guard/js runs too).
 import { randomUUID } from "node:crypto";
 import {
-  apiErrorFromResponse,
-  GuardAbortError,
-  GuardApiError,
-  GuardConnectionError,
-  GuardError,
-  GuardMissingCredentialError,
-  GuardTimeoutError,
-} from "./errors.js";
+  checkMaxRetries,
+  checkTimeout,
+  defaultSleep,
+  rejectUnknown,
+  sendWithRetries,
+  type FetchLike,
+  type Method,
+  type Sleeper,
+  type Transport,
+} from "../../typescript-shared/src/transport.js";
 import {
-  decideRetry,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   RETRY_COUNT_HEADER,
-  type AttemptFailure,
-} from "./retry.js";
+} from "../../typescript-shared/src/retry.js";
+import { GuardError, GuardMissingCredentialError } from "./errors.js";
 import type {
   AnonymousConsent,
   AnonymousConsentInput,
@@ -66,9 +68,7 @@ import type {
 } from "./types.js";
 import { PACKAGE_NAME, VERSION } from "./version.js";
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-/** Waits `ms`; rejects (or resolves early) when `signal` aborts. Injected by tests to record delays. */
-export type Sleeper = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type { FetchLike, Sleeper };
 
 export interface GuardClientOptions {
   /** Where Guard is served, e.g. `https://guard.example.com` (a trailing `/` is ignored). */
@@ -173,7 +173,6 @@ async function* everyItem<Page extends { nextCursor: string | null }, Item>(
 /** Headers the SDK owns: a caller's value would break authentication or the attempt count. */
 const OWNED_HEADERS = new Set(["authorization", "x-guard-sdk", RETRY_COUNT_HEADER.toLowerCase()]);
 
-type Method = "GET" | "POST" | "PUT" | "DELETE";
 type Credential = "none" | "apiKey" | "accessToken";
 
 interface Operation {
@@ -188,37 +187,6 @@ interface Operation {
   naturallyIdempotent?: boolean;
 }
 
-function rejectUnknown(given: object, known: Set<string>, what: string): void {
-  const unknown = Object.keys(given).filter((key) => !known.has(key));
-  if (unknown.length > 0) {
-    throw new TypeError(`Unknown ${what}: ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
-  }
-}
-
-function checkTimeout(value: number | undefined, name: string): void {
-  // setTimeout fires at once for delays beyond 2^31 - 1 ms, which would turn a long timeout into none.
-  if (value !== undefined && !(typeof value === "number" && value > 0 && value <= 2_147_483_647)) {
-    throw new TypeError(`${name} must be a positive number of milliseconds, at most 2147483647`);
-  }
-}
-
-function checkMaxRetries(value: number | undefined, name: string): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
-    throw new TypeError(`${name} must be a non-negative integer`);
-  }
-}
-
-const defaultSleep: Sleeper = (ms, signal) =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-  });
-
 const segment = (value: string): string => encodeURIComponent(value);
 
 export class GuardClient {
@@ -227,11 +195,9 @@ export class GuardClient {
   readonly maxRetries: number;
   private readonly apiKey: string | undefined;
   private accessToken: string | undefined;
-  private readonly fetchImpl: FetchLike;
   private readonly defaultHeaders: Record<string, string>;
-  private readonly sleep: Sleeper;
-  private readonly random: () => number;
-  private readonly now: () => number;
+  /** How calls go out: fetch, and the sleep, clock and jitter the retries use. */
+  private readonly transport: Transport;
 
   constructor(options: GuardClientOptions) {
     if (options === null || typeof options !== "object") {
@@ -251,13 +217,15 @@ export class GuardClient {
     this.baseUrl = options.baseUrl.replace(/\/$/, "");
     this.apiKey = options.apiKey || undefined;
     this.accessToken = options.accessToken || undefined;
-    this.fetchImpl = fetchImpl;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.defaultHeaders = { ...options.defaultHeaders };
-    this.sleep = options.sleep ?? defaultSleep;
-    this.random = options.random ?? Math.random;
-    this.now = options.now ?? Date.now;
+    this.transport = {
+      fetch: fetchImpl,
+      sleep: options.sleep ?? defaultSleep,
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
+    };
   }
 
   /** Uses `token` for principal calls from now on (after re-brokering, or from your app's session). */
@@ -813,95 +781,18 @@ export class GuardClient {
     checkTimeout(options.timeoutMs, "timeoutMs");
     checkMaxRetries(options.maxRetries, "maxRetries");
     const headers = this.headers(operation, options);
-    const url = this.url(operation);
-    const body = operation.body === undefined ? undefined : JSON.stringify(operation.body);
-    const maxRetries = options.maxRetries ?? this.maxRetries;
-    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const safeToRepeat =
-      operation.method === "GET" || headers.has("Idempotency-Key") || operation.naturallyIdempotent === true;
-    const signal = options.signal;
-
-    for (let retriesSoFar = 0; ; retriesSoFar++) {
-      if (signal?.aborted) throw new GuardAbortError("The request was aborted");
-      headers.set(RETRY_COUNT_HEADER, String(retriesSoFar));
-      const outcome = await this.attempt(url, { method: operation.method, headers, body }, timeoutMs, signal);
-      if ("response" in outcome && outcome.response.ok)
-        return parseSuccess<T>(outcome.response, outcome.text);
-
-      let error: GuardError;
-      let failure: AttemptFailure;
-      if ("response" in outcome) {
-        const { response, text } = outcome;
-        error = apiErrorFromResponse(response.status, response.headers, text);
-        failure = {
-          kind: "status",
-          status: response.status,
-          retryAfter: response.headers.get("retry-after"),
-        };
-      } else {
-        error = outcome.error;
-        failure = { kind: error instanceof GuardTimeoutError ? "timeout" : "connection" };
-      }
-      const decision = decideRetry({
-        failure,
-        retriesSoFar,
-        maxRetries,
-        safeToRepeat,
-        aborted: signal?.aborted ?? false,
-        nowMs: this.now(),
-        random: this.random,
-      });
-      if (!decision.retry) throw error;
-      await this.sleep(decision.delayMs, signal);
-    }
-  }
-
-  /** One HTTP exchange, body included, under its own timeout. */
-  private async attempt(
-    url: string,
-    init: { method: Method; headers: Headers; body: string | undefined },
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<{ response: Response; text: string } | { error: GuardConnectionError | GuardTimeoutError }> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const forwardAbort = () => controller.abort();
-    signal?.addEventListener("abort", forwardAbort, { once: true });
-    try {
-      const response = await this.fetchImpl(url, { ...init, signal: controller.signal });
-      const text = await response.text();
-      return { response, text };
-    } catch (cause) {
-      if (signal?.aborted) throw new GuardAbortError("The request was aborted", { cause });
-      if (timedOut) {
-        return { error: new GuardTimeoutError(`${init.method} ${url} timed out after ${timeoutMs} ms`) };
-      }
-      const reason =
-        cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
-      return { error: new GuardConnectionError(`${init.method} ${url} failed: ${reason}`, { cause }) };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", forwardAbort);
-    }
-  }
-}
-
-function parseSuccess<T>(response: Response, text: string): T {
-  if (text === "") return null as T;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    // A 2xx that is not JSON did not come from Guard (a captive portal, a misrouted proxy).
-    throw new GuardApiError({
-      status: response.status,
-      code: "INTERNAL_ERROR",
-      message: `The ${response.status} response body is not JSON`,
-      requestId: response.headers.get("x-request-id"),
-      headers: response.headers,
-    });
+    return sendWithRetries<T>(
+      {
+        url: this.url(operation),
+        method: operation.method,
+        headers,
+        json: operation.body,
+        naturallyIdempotent: operation.naturallyIdempotent === true,
+        timeoutMs: options.timeoutMs ?? this.timeoutMs,
+        maxRetries: options.maxRetries ?? this.maxRetries,
+        signal: options.signal,
+      },
+      this.transport,
+    );
   }
 }

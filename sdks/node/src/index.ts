@@ -24,8 +24,8 @@ export {
   backoffDelayMs,
   decideRetry,
   parseRetryAfterMs,
-} from "./retry.js";
-export type { AttemptFailure, RetryDecision, RetryInput } from "./retry.js";
+} from "../../typescript-shared/src/retry.js";
+export type { AttemptFailure, RetryDecision, RetryInput } from "../../typescript-shared/src/retry.js";
 export { hasConsent } from "./consent.js";
 export type { ConsentLike } from "./consent.js";
 export {

@@ -1,5 +1,6 @@
-// When to retry and how long to wait. The numbers and the decision table are the SDK family's
-// (conformance/README.md "Transport constants"); Python and Kotlin use the same ones.
+// When to retry and how long to wait: the SDK family's numbers and decision table
+// (conformance/README.md "Transport constants"), one copy for @guard/server and @guard/js; Python
+// and Kotlin use the same ones, and test/retry.test.ts reads them out of that README.
 
 export const DEFAULT_MAX_RETRIES = 2;
 export const INITIAL_RETRY_DELAY_MS = 500;

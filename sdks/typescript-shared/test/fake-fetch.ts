@@ -1,7 +1,7 @@
-// A scripted fetch for unit tests (a copy of sdks/node/test/fake-fetch.ts): records every request and
-// answers from a queue, so transport behaviour is checked without sockets. Sleeps are recorded by
+// A scripted fetch for the TypeScript SDKs' unit tests (@guard/server, @guard/js): records every
+// request and answers from a queue, so transport behaviour is checked without sockets. Sleeps are recorded by
 // recordingSleep instead of waited.
-import type { FetchLike, Sleeper } from "../src/index.js";
+import type { FetchLike, Sleeper } from "../src/transport.js";
 
 export interface RecordedRequest {
   url: string;

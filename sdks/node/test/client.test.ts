@@ -1,5 +1,7 @@
-// GuardClient against a scripted fetch: construction, credentials, headers, idempotency keys,
-// retries (with a recording sleeper: no real waits), timeouts, aborts and error mapping.
+// GuardClient against a scripted fetch: construction, credentials, headers, idempotency keys, and
+// which calls are retried under which options (with a recording sleeper: no real waits). The
+// transport's own behaviour (backoff, Retry-After, timeouts, aborts, error mapping) is
+// sdks/typescript-shared/test's.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
@@ -16,8 +18,9 @@ import {
   connectionRefused,
   fakeFetch,
   recordingSleep,
+  rejectsWith,
   type Scripted,
-} from "../../typescript-shared/test/fake-fetch.js";
+} from "../../typescript-shared/test/support.js";
 
 const BASE = "https://guard.example.com";
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -35,19 +38,6 @@ function setup(script: Scripted[] = [], options: Partial<GuardClientOptions> = {
     ...options,
   });
   return { client, requests, delays };
-}
-
-async function rejectsWith<T extends Error>(
-  promise: Promise<unknown>,
-  type: new (...args: never[]) => T,
-): Promise<T> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`);
-    return error as T;
-  }
-  assert.fail(`expected ${type.name}, but the call succeeded`);
 }
 
 // ----- construction ------------------------------------------------------------------------------
@@ -302,26 +292,6 @@ test("the minted key is reused on every retry of one logical call", async () => 
 
 // ----- retries -----------------------------------------------------------------------------------
 
-test("Retry-After is honoured: the recorded waits are the server's", async () => {
-  const { client, delays } = setup([
-    { status: 429, headers: { "retry-after": "2" } },
-    { status: 503, headers: { "retry-after": "0" } },
-    { status: 200, body: { orgId: "org_1" } },
-  ]);
-  await client.getOrganization("a");
-  assert.deepEqual(delays, [2000, 0]);
-});
-
-test("a Retry-After beyond the 60 s cap is not waited for: the error surfaces at once", async () => {
-  const { client, requests, delays } = setup([
-    { status: 429, headers: { "retry-after": "120" }, body: { code: "RATE_LIMITED", error: "slow down" } },
-  ]);
-  const error = await rejectsWith(client.getOrganization("a"), GuardApiError);
-  assert.equal(error.code, "RATE_LIMITED");
-  assert.equal(requests.length, 1);
-  assert.deepEqual(delays, []);
-});
-
 test("retries stop at maxRetries (client default 2, client option, per request)", async () => {
   const failing = (): Scripted[] =>
     Array.from({ length: 5 }, () => ({ status: 503, body: { code: "UNAVAILABLE", error: "down" } }));
@@ -362,137 +332,11 @@ test("a write with a caller's idempotency key is retried", async () => {
   assert.equal(requests.length, 2);
 });
 
-test("4xx answers are never retried", async () => {
-  const { client, requests } = setup([{ status: 400, body: { code: "VALIDATION_ERROR", error: "bad" } }]);
-  await rejectsWith(client.getOrganization("a"), GuardApiError);
-  assert.equal(requests.length, 1);
-});
+// ----- timeouts and aborts (the transport's own behaviour: sdks/typescript-shared/test) ----------
 
-test("connection failures are GuardConnectionError, retried on safe requests", async () => {
-  const { client, requests, delays } = setup([
-    { throws: connectionRefused() },
-    { throws: connectionRefused() },
-    { throws: connectionRefused() },
-  ]);
-  const error = await rejectsWith(client.getOrganization("a"), GuardConnectionError);
-  assert.match(error.message, /ECONNREFUSED/);
-  assert.equal(requests.length, 3);
-  assert.deepEqual(delays, [500, 1000]);
-});
-
-// ----- timeouts and aborts -----------------------------------------------------------------------
-
-test("an attempt that outlives timeoutMs is a GuardTimeoutError (distinct from a connection error)", async () => {
-  const { client, requests } = setup([{ hang: true }, { hang: true }], { timeoutMs: 20, maxRetries: 1 });
-  const error = await rejectsWith(client.getOrganization("a"), GuardTimeoutError);
-  assert.ok(!(error instanceof GuardConnectionError));
-  assert.equal(requests.length, 2);
-});
-
-test("the per-request timeout overrides the client's", async () => {
-  const { client } = setup([{ hang: true }], { maxRetries: 0 });
+test("the per-request timeout overrides the client's; the caller's signal reaches the call", async () => {
+  const { client, requests } = setup([{ hang: true }], { maxRetries: 0 });
   await rejectsWith(client.getOrganization("a", { timeoutMs: 20 }), GuardTimeoutError);
-});
-
-test("an already-aborted signal makes no request", async () => {
-  const { client, requests } = setup();
   await rejectsWith(client.getOrganization("a", { signal: AbortSignal.abort() }), GuardAbortError);
-  assert.equal(requests.length, 0);
-});
-
-test("aborting during a request stops it and it is not retried", async () => {
-  const { client, requests } = setup([{ hang: true }, { status: 200, body: {} }]);
-  const controller = new AbortController();
-  const call = client.getOrganization("a", { signal: controller.signal });
-  setTimeout(() => controller.abort(), 10);
-  await rejectsWith(call, GuardAbortError);
   assert.equal(requests.length, 1);
-});
-
-test("aborting during the wait before a retry stops the call", async () => {
-  const { fetch, requests } = fakeFetch([{ status: 503 }, { status: 200, body: {} }]);
-  const controller = new AbortController();
-  const client = new GuardClient({
-    baseUrl: BASE,
-    fetch,
-    sleep: async () => controller.abort(),
-  });
-  await rejectsWith(client.getOrganization("a", { signal: controller.signal }), GuardAbortError);
-  assert.equal(requests.length, 1);
-});
-
-// ----- error mapping -----------------------------------------------------------------------------
-
-async function errorFor(scripted: Scripted): Promise<GuardApiError> {
-  const { client } = setup([scripted], { maxRetries: 0 });
-  return rejectsWith(client.getOrganization("a"), GuardApiError);
-}
-
-test("the body's code, message, requestId and field are kept", async () => {
-  const error = await errorFor({
-    status: 400,
-    body: {
-      code: "VALIDATION_ERROR",
-      error: "dataTypes: at least one",
-      requestId: "req_1",
-      field: "dataTypes",
-    },
-  });
-  assert.deepEqual(
-    [error.status, error.code, error.message, error.requestId, error.field, error.name],
-    [400, "VALIDATION_ERROR", "dataTypes: at least one", "req_1", "dataTypes", "GuardApiError"],
-  );
-});
-
-test("an unknown code is kept as a string", async () => {
-  const error = await errorFor({ status: 403, body: { code: "SOMETHING_NEWER", error: "x" } });
-  assert.equal(error.code, "SOMETHING_NEWER");
-});
-
-test("a body without a code gets the status's catalog code; requestId falls back to x-request-id", async () => {
-  const cases: [number, string][] = [
-    [400, "VALIDATION_ERROR"],
-    [401, "UNAUTHORIZED"],
-    [403, "FORBIDDEN"],
-    [404, "NOT_FOUND"],
-    [409, "CONFLICT"],
-    [413, "PAYLOAD_TOO_LARGE"],
-    [415, "UNSUPPORTED_MEDIA_TYPE"],
-    [422, "VALIDATION_ERROR"],
-    [426, "SDK_VERSION_UNSUPPORTED"],
-    [429, "RATE_LIMITED"],
-    [500, "INTERNAL_ERROR"],
-    [502, "UNAVAILABLE"],
-    [503, "UNAVAILABLE"],
-  ];
-  for (const [status, code] of cases) {
-    const error = await errorFor({ status, body: { error: "legacy" }, headers: { "x-request-id": "req_h" } });
-    assert.deepEqual(
-      [error.status, error.code, error.message, error.requestId],
-      [status, code, "legacy", "req_h"],
-    );
-  }
-});
-
-test("a non-JSON or empty error body never throws a parse error", async () => {
-  const html = await errorFor({
-    status: 502,
-    body: "<html>Bad gateway</html>",
-    headers: { "content-type": "text/html" },
-  });
-  assert.deepEqual(
-    [html.code, html.message, html.requestId],
-    ["UNAVAILABLE", "Request failed with status 502", null],
-  );
-  const empty = await errorFor({ status: 404, body: "" });
-  assert.equal(empty.code, "NOT_FOUND");
-  const array = await errorFor({ status: 400, body: "[1,2]" });
-  assert.equal(array.code, "VALIDATION_ERROR");
-});
-
-test("a 2xx body that is not JSON is a GuardApiError, not a SyntaxError", async () => {
-  const { client } = setup([{ status: 200, body: "<html>captive portal</html>" }]);
-  const error = await rejectsWith(client.getOrganization("a"), GuardApiError);
-  assert.equal(error.status, 200);
-  assert.equal(error.code, "INTERNAL_ERROR");
 });

@@ -21,7 +21,7 @@ import {
   fakeFetch,
   recordingSleep,
   type Scripted,
-} from "../../typescript-shared/test/fake-fetch.js";
+} from "../../typescript-shared/test/support.js";
 
 const BASE = "https://guard.example.com";
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

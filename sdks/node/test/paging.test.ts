@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GuardClient, GuardError, type ConsentGateDecision, type DsrRequest } from "../src/index.js";
-import { fakeFetch, recordingSleep, type Scripted } from "../../typescript-shared/test/fake-fetch.js";
+import { fakeFetch, recordingSleep, type Scripted } from "../../typescript-shared/test/support.js";
 
 const BASE = "https://guard.example.com";
 

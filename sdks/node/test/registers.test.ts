@@ -12,7 +12,7 @@ import {
   type CrossBorderTransfer,
   type DueRetention,
 } from "../src/index.js";
-import { fakeFetch, recordingSleep, type Scripted } from "../../typescript-shared/test/fake-fetch.js";
+import { fakeFetch, recordingSleep, type Scripted } from "../../typescript-shared/test/support.js";
 
 const BASE = "https://guard.example.com";
 

@@ -1,6 +1,7 @@
-// A scripted fetch for the TypeScript SDKs' unit tests (@guard/server, @guard/js): records every
-// request and answers from a queue, so transport behaviour is checked without sockets. Sleeps are recorded by
-// recordingSleep instead of waited.
+// For the TypeScript SDKs' unit tests (@guard/server, @guard/js, the transport): a scripted fetch
+// that records every request and answers from a queue, so transport behaviour is checked without
+// sockets; a sleeper that records the waits instead of waiting; and an assertion on a rejection's class.
+import assert from "node:assert/strict";
 import type { FetchLike, Sleeper } from "../src/transport.js";
 
 export interface RecordedRequest {
@@ -49,3 +50,17 @@ export function recordingSleep() {
 
 export const connectionRefused = () =>
   Object.assign(new TypeError("fetch failed"), { cause: new Error("connect ECONNREFUSED 127.0.0.1:1") });
+
+/** Awaits `promise`, asserts it rejected with a `type`, and returns that error. */
+export async function rejectsWith<T extends Error>(
+  promise: Promise<unknown>,
+  type: new (...args: never[]) => T,
+): Promise<T> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof type, `expected ${type.name}, got ${String(error)}`);
+    return error as T;
+  }
+  assert.fail(`expected ${type.name}, but the call succeeded`);
+}

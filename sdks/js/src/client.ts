@@ -8,12 +8,14 @@
 // with fetch, AbortController and Web Crypto only.
 import {
   checkMaxRetries,
+  checkRequestOptions,
   checkTimeout,
   defaultSleep,
   rejectUnknown,
   sendWithRetries,
   type FetchLike,
   type Method,
+  type RequestOptions,
   type Sleeper,
   type Transport,
 } from "../../typescript-shared/src/transport.js";
@@ -45,7 +47,7 @@ import type {
 import { uuidV4 } from "./uuid.js";
 import { PACKAGE_NAME, VERSION } from "./version.js";
 
-export type { FetchLike, Sleeper };
+export type { FetchLike, RequestOptions, Sleeper };
 
 export interface GuardClientOptions {
   /** Where Guard is served, e.g. `https://guard.example.com` (a trailing `/` is ignored). */
@@ -68,16 +70,6 @@ export interface GuardClientOptions {
   now?: (() => number) | undefined;
 }
 
-/** Per-request options, always the trailing argument. */
-export interface RequestOptions {
-  timeoutMs?: number | undefined;
-  maxRetries?: number | undefined;
-  /** For create calls; when absent the SDK mints one per call and reuses it on every retry. */
-  idempotencyKey?: string | undefined;
-  headers?: Record<string, string> | undefined;
-  signal?: AbortSignal | undefined;
-}
-
 const CLIENT_OPTIONS = [
   "baseUrl",
   "accessToken",
@@ -89,7 +81,6 @@ const CLIENT_OPTIONS = [
   "random",
   "now",
 ];
-const REQUEST_OPTIONS = ["timeoutMs", "maxRetries", "idempotencyKey", "headers", "signal"];
 const PAGE_PARAMS = ["limit", "cursor"];
 /**
  * Headers the SDK owns: a caller's value would break authentication or the attempt count. Literals
@@ -404,12 +395,7 @@ export class GuardClient {
   }
 
   private async request<T>(operation: Operation, options: RequestOptions = {}): Promise<T> {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError("Request options must be an object");
-    }
-    rejectUnknown(options, REQUEST_OPTIONS, "request option");
-    checkTimeout(options.timeoutMs);
-    checkMaxRetries(options.maxRetries);
+    checkRequestOptions(options);
     const headers = this.headers(operation, options);
     return sendWithRetries<T>(
       {

@@ -4,12 +4,15 @@
 import { randomUUID } from "node:crypto";
 import {
   checkMaxRetries,
+  checkRequestOptions,
   checkTimeout,
   defaultSleep,
   rejectUnknown,
+  REQUEST_OPTIONS,
   sendWithRetries,
   type FetchLike,
   type Method,
+  type RequestOptions,
   type Sleeper,
   type Transport,
 } from "../../typescript-shared/src/transport.js";
@@ -68,7 +71,7 @@ import type {
 } from "./types.js";
 import { PACKAGE_NAME, VERSION } from "./version.js";
 
-export type { FetchLike, Sleeper };
+export type { FetchLike, RequestOptions, Sleeper };
 
 export interface GuardClientOptions {
   /** Where Guard is served, e.g. `https://guard.example.com` (a trailing `/` is ignored). */
@@ -93,16 +96,6 @@ export interface GuardClientOptions {
   random?: (() => number) | undefined;
   /** Advanced: the clock used to read an HTTP-date `Retry-After`, epoch ms. */
   now?: (() => number) | undefined;
-}
-
-/** Per-request options, always the trailing argument. */
-export interface RequestOptions {
-  timeoutMs?: number | undefined;
-  maxRetries?: number | undefined;
-  /** For create calls; when absent the SDK mints one per call and reuses it on every retry. */
-  idempotencyKey?: string | undefined;
-  headers?: Record<string, string> | undefined;
-  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -131,7 +124,6 @@ const CLIENT_OPTIONS = new Set<string>([
   "random",
   "now",
 ]);
-const REQUEST_OPTIONS = new Set<string>(["timeoutMs", "maxRetries", "idempotencyKey", "headers", "signal"]);
 const PAGE_PARAMS = new Set<string>(["limit", "cursor"]);
 
 /**
@@ -147,7 +139,7 @@ function pageArguments(
   if (params === undefined || params === null) return [{}, options];
   if (typeof params !== "object") throw new TypeError("Page params must be an object: { limit?, cursor? }");
   const keys = Object.keys(params);
-  if (options === undefined && keys.length > 0 && keys.every((key) => REQUEST_OPTIONS.has(key))) {
+  if (options === undefined && keys.length > 0 && keys.every((key) => REQUEST_OPTIONS.includes(key))) {
     return [{}, params as RequestOptions];
   }
   rejectUnknown(params, PAGE_PARAMS, "page param");
@@ -775,11 +767,7 @@ export class GuardClient {
   }
 
   private async request<T>(operation: Operation, options: RequestOptions = {}): Promise<T> {
-    if (options === null || typeof options !== "object")
-      throw new TypeError("Request options must be an object");
-    rejectUnknown(options, REQUEST_OPTIONS, "request option");
-    checkTimeout(options.timeoutMs, "timeoutMs");
-    checkMaxRetries(options.maxRetries, "maxRetries");
+    checkRequestOptions(options);
     const headers = this.headers(operation, options);
     return sendWithRetries<T>(
       {

@@ -51,6 +51,33 @@ export function checkMaxRetries(value: number | undefined, name = "maxRetries"):
   }
 }
 
+/** Per-request options, always a client method's trailing argument. */
+export interface RequestOptions {
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  /** For create calls; when absent the SDK mints one per call and reuses it on every retry. */
+  idempotencyKey?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export const REQUEST_OPTIONS: readonly string[] = [
+  "timeoutMs",
+  "maxRetries",
+  "idempotencyKey",
+  "headers",
+  "signal",
+];
+
+/** Refuses, before anything is sent, a trailing options argument that is not RequestOptions. */
+export function checkRequestOptions(options: RequestOptions): void {
+  if (options === null || typeof options !== "object")
+    throw new TypeError("Request options must be an object");
+  rejectUnknown(options, REQUEST_OPTIONS, "request option");
+  checkTimeout(options.timeoutMs);
+  checkMaxRetries(options.maxRetries);
+}
+
 /** One logical call: what every attempt sends, and how long and how often to try. */
 export interface Call {
   url: string;

@@ -200,8 +200,8 @@ export class GuardClient {
       throw new TypeError("baseUrl must be an http(s) URL, e.g. https://guard.example.com");
     }
     if (options.fetch && options.fetchImpl) throw new TypeError("Pass fetch or fetchImpl, not both");
-    checkTimeout(options.timeoutMs, "timeoutMs");
-    checkMaxRetries(options.maxRetries, "maxRetries");
+    checkTimeout(options.timeoutMs);
+    checkMaxRetries(options.maxRetries);
     const fetchImpl = options.fetch ?? options.fetchImpl ?? globalThis.fetch;
     if (typeof fetchImpl !== "function") {
       throw new TypeError("No fetch available: pass one as the fetch option (Node 18+ has it built in)");

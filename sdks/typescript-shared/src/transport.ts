@@ -38,16 +38,16 @@ export function rejectUnknown(given: object, known: Iterable<string>, what: stri
   }
 }
 
-export function checkTimeout(value: number | undefined, name = "timeoutMs"): void {
+export function checkTimeout(value: number | undefined): void {
   // setTimeout fires at once for delays beyond 2^31 - 1 ms, which would turn a long timeout into none.
   if (value !== undefined && !(typeof value === "number" && value > 0 && value <= 2_147_483_647)) {
-    throw new TypeError(`${name} must be a positive number of milliseconds, at most 2147483647`);
+    throw new TypeError("timeoutMs must be a positive number of milliseconds, at most 2147483647");
   }
 }
 
-export function checkMaxRetries(value: number | undefined, name = "maxRetries"): void {
+export function checkMaxRetries(value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
-    throw new TypeError(`${name} must be a non-negative integer`);
+    throw new TypeError("maxRetries must be a non-negative integer");
   }
 }
 
@@ -82,7 +82,10 @@ export function checkRequestOptions(options: RequestOptions): void {
 export interface Call {
   url: string;
   method: Method;
-  /** Sent on every attempt (an `Idempotency-Key` among them makes a write safe to repeat); the attempt count header is set here. */
+  /**
+   * Sent on every attempt; an `Idempotency-Key` among them makes a write safe to repeat. The attempt
+   * count header is set here.
+   */
   headers: Headers;
   /** Sent as JSON; undefined sends no body. */
   json: unknown;

@@ -1,8 +1,8 @@
-// One call's transport, the same in @guard/server and @guard/js (conformance/README.md "Transport"):
-// each attempt under its own timeout, the retry decision (retry.ts) between attempts, the attempt
-// count in a header, and the answer parsed or turned into the error tree (errors.ts). Written against
-// fetch, AbortController and timers only, so it runs in Node and in a browser. Nothing here runs at
-// module level: a bundler drops what a page does not use.
+// One call's transport, the same in @guard/server and @guard/js (conformance/README.md "Transport
+// constants", "Requests", "Errors"): each attempt under its own timeout, the retry decision
+// (retry.ts) between attempts, the attempt count in a header, and the answer parsed or turned into
+// the error tree (errors.ts). Written against fetch, AbortController and timers only, so it runs in
+// Node and in a browser. Nothing here runs at module level: a bundler drops what a page does not use.
 import {
   apiErrorFromResponse,
   GuardAbortError,

@@ -3,9 +3,9 @@
 // and verifies no webhook: those need a secret, and a secret in a page is a published secret. The
 // app's server brokers the principal's token (@guard/server `brokerToken`) and hands it to the page.
 //
-// The transport is @guard/server's own module (sdks/typescript-shared/src/transport.ts: per-attempt
-// timeout, retry decision, attempt count); the headers and idempotency keys are built the same way,
-// with fetch, AbortController and Web Crypto only.
+// The transport is the module @guard/server runs too (sdks/typescript-shared/src/transport.ts:
+// per-attempt timeout, retry decision, attempt count); the headers and idempotency keys are built
+// as there, with fetch, AbortController and Web Crypto only.
 import {
   checkMaxRetries,
   checkRequestOptions,

@@ -111,7 +111,7 @@ export interface BrokerTokenOptions extends RequestOptions {
   email?: string | undefined;
 }
 
-const CLIENT_OPTIONS = new Set<string>([
+const CLIENT_OPTIONS = [
   "baseUrl",
   "apiKey",
   "accessToken",
@@ -123,8 +123,8 @@ const CLIENT_OPTIONS = new Set<string>([
   "sleep",
   "random",
   "now",
-]);
-const PAGE_PARAMS = new Set<string>(["limit", "cursor"]);
+];
+const PAGE_PARAMS = ["limit", "cursor"];
 
 /**
  * The (page params, request options) of a list method. Before paging these methods took the

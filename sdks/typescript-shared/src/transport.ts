@@ -30,11 +30,10 @@ export const defaultSleep: Sleeper = (ms, signal) =>
   });
 
 /** Refuses keys outside `known`: a misspelt option would otherwise be ignored in silence. */
-export function rejectUnknown(given: object, known: Iterable<string>, what: string): void {
-  const names = [...known];
-  const unknown = Object.keys(given).filter((key) => !names.includes(key));
+export function rejectUnknown(given: object, known: readonly string[], what: string): void {
+  const unknown = Object.keys(given).filter((key) => !known.includes(key));
   if (unknown.length > 0) {
-    throw new TypeError(`Unknown ${what}: ${unknown.join(", ")} (known: ${names.join(", ")})`);
+    throw new TypeError(`Unknown ${what}: ${unknown.join(", ")} (known: ${known.join(", ")})`);
   }
 }
 
@@ -108,19 +107,14 @@ export interface Transport {
 
 /** Sends `call` until it succeeds or the retry decision says stop; the parsed JSON body (null when empty). */
 export async function sendWithRetries<T>(call: Call, transport: Transport): Promise<T> {
-  const { method, headers, signal } = call;
-  const exchange = {
-    url: call.url,
-    init: { method, headers, body: call.json === undefined ? undefined : JSON.stringify(call.json) },
-    timeoutMs: call.timeoutMs,
-    signal,
-  };
+  const { url, method, headers, timeoutMs, signal } = call;
+  const init = { method, headers, body: call.json === undefined ? undefined : JSON.stringify(call.json) };
   // The family's rule: only a call that cannot act twice is repeated.
   const safeToRepeat = method === "GET" || headers.has("Idempotency-Key") || call.naturallyIdempotent;
   for (let retriesSoFar = 0; ; retriesSoFar++) {
     if (signal?.aborted) throw new GuardAbortError("The request was aborted");
     headers.set(RETRY_COUNT_HEADER, String(retriesSoFar));
-    const outcome = await attempt(exchange, transport.fetch);
+    const outcome = await attempt(transport.fetch, url, init, timeoutMs, signal);
     if ("response" in outcome && outcome.response.ok) {
       return parseSuccess<T>(outcome.response, outcome.text);
     }
@@ -155,16 +149,12 @@ export async function sendWithRetries<T>(call: Call, transport: Transport): Prom
 
 /** One HTTP exchange, body included, under its own timeout. */
 async function attempt(
-  exchange: {
-    url: string;
-    init: { method: Method; headers: Headers; body: string | undefined };
-    timeoutMs: number;
-    signal: AbortSignal | undefined;
-  },
   fetchImpl: FetchLike,
+  url: string,
+  init: { method: Method; headers: Headers; body: string | undefined },
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
 ): Promise<{ response: Response; text: string } | { error: GuardConnectionError | GuardTimeoutError }> {
-  const { url, init, timeoutMs, signal } = exchange;
-  const { method } = init;
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -180,12 +170,12 @@ async function attempt(
   } catch (cause) {
     if (signal?.aborted) throw new GuardAbortError("The request was aborted", { cause });
     if (timedOut) {
-      return { error: new GuardTimeoutError(`${method} ${url} timed out after ${timeoutMs} ms`) };
+      return { error: new GuardTimeoutError(`${init.method} ${url} timed out after ${timeoutMs} ms`) };
     }
     // Node puts the reason (ECONNREFUSED, …) in `cause`; a browser says only "Failed to fetch".
     const reason =
       cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : String(cause);
-    return { error: new GuardConnectionError(`${method} ${url} failed: ${reason}`, { cause }) };
+    return { error: new GuardConnectionError(`${init.method} ${url} failed: ${reason}`, { cause }) };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", forwardAbort);

@@ -16,10 +16,10 @@ export * from "./errors.js";
 // ---------------------------------------------------------------------------------------------------
 
 /** Version of the `@guard/contract` package (and of its error catalog). */
-export const CONTRACT_VERSION = "1.13.0";
+export const CONTRACT_VERSION = "1.14.0";
 
 /** `info.version` of the OpenAPI description; it moves independently of the package version. */
-export const OPENAPI_DESCRIPTION_VERSION = "2.16.0";
+export const OPENAPI_DESCRIPTION_VERSION = "2.17.0";
 
 /** Absolute filesystem path of `contract/openapi/v1.yaml`. */
 export const openApiPath: string = fileURLToPath(new URL("../openapi/v1.yaml", import.meta.url));

@@ -55,12 +55,12 @@ describe("OpenAPI document", () => {
     assert.deepEqual(JSON.parse(readFileSync(cache, "utf8")), parseYaml(yaml));
   });
 
-  test("is OpenAPI 3.1.0, description 2.16.0, with the Known gap note", () => {
+  test("is OpenAPI 3.1.0, description 2.17.0, with the Known gap note", () => {
     assert.ok(openApiPath.endsWith("v1.yaml"));
     assert.equal(doc.openapi, "3.1.0");
     const info = asObject(doc.info, "info");
     assert.equal(info.version, OPENAPI_DESCRIPTION_VERSION);
-    assert.equal(info.version, "2.16.0");
+    assert.equal(info.version, "2.17.0");
     assert.match(String(info.description), /Known gap/);
   });
 

@@ -1,10 +1,11 @@
 // The Offline capture page (issue 26) in a real Chromium against a real Guard. Seeded through the
 // API with the organisation's service key: a device enrolled with a P-256 key made here, a batch of
 // sessions it signed that Guard quarantines (two with the device clock 30 days off, one signed by
-// another key), a QR consent link, and point-of-sale requests, two of them left unanswered past
-// 72 hours (the expiry sweep run once). A dpo releases one capture (consents exist afterwards) and
-// rejects another, disables the link and closes an expired request; a viewer gets no write
-// control; with the capabilities off every section says which one.
+// another key), a QR consent link, point-of-sale requests, two of them left unanswered past
+// 72 hours (the expiry sweep run once), and two IVR calls (one accepted, one refused). A dpo
+// releases one capture (consents exist afterwards) and rejects another, disables the link, closes
+// an expired request and reads the IVR calls; a viewer gets no write control; with the
+// capabilities off every section says which one.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
@@ -51,6 +52,8 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
   const linkLabel = "Pune branch, counter 3";
   const expired: string[] = [];
   let pending = "";
+  /** The IVR calls reported: accepted first, with the withdrawal code the caller heard. */
+  const ivrCalls: { artifactId: string; consentId: string | null; withdrawalToken?: string }[] = [];
 
   /** A service-key call, through the real app. */
   const service = async <T>(method: "GET" | "POST", url: string, payload?: object, status = 200) => {
@@ -105,6 +108,33 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
         201,
       )
     ).linkId;
+
+    for (const [partnerCallId, dtmfSequence] of [
+      ["ivr-call-accepted", "1"],
+      ["ivr-call-refused", "3"],
+    ] as const) {
+      t.clock.advance(1_000);
+      ivrCalls.push(
+        await service<(typeof ivrCalls)[number]>(
+          "POST",
+          "/api/v1/offline/ivr",
+          {
+            noticeId: notice.noticeId,
+            partnerCallId,
+            audioRecordingUri: `https://recordings.partner.example/${partnerCallId}.wav`,
+            transcript: `Agent: press 1 to agree. Caller pressed ${dtmfSequence}.`,
+            locale: "en-IN",
+            dtmfSequence,
+            callerNumberHash: `sha256:${partnerCallId}`,
+            capturedAt: t.clock.now() - 60_000,
+            partnerSignature: "partner-sig-v1",
+            purpose: "Marketing",
+            dataTypes: ["phone"],
+          },
+          201,
+        ),
+      );
+    }
 
     // A device enrolled through the API with a key made here; it signs the sessions.
     const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
@@ -300,6 +330,40 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
     assert.deepEqual(problems, []);
   });
 
+  test("a dpo reads the IVR calls as reported, filters them, and never sees a withdrawal code", async () => {
+    const { page, problems } = dpo;
+    const ivr = section(page, "IVR calls");
+    const row = (partnerCallId: string) => ivr.getByRole("row", { name: new RegExp(partnerCallId) });
+    await row("ivr-call-accepted").getByText("Accepted", { exact: true }).waitFor();
+    await row("ivr-call-refused").getByText("Refused", { exact: true }).waitFor();
+    // Newest receipt first: the refused call came second.
+    const order = await ivr.getByRole("rowheader").allTextContents();
+    assert.ok(
+      order[0]!.includes("ivr-call-refused") && order[1]!.includes("ivr-call-accepted"),
+      String(order),
+    );
+    assert.ok(await row("ivr-call-accepted").getByText(ivrCalls[0]!.consentId!).isVisible());
+    assert.ok(
+      await row("ivr-call-refused")
+        .getByText("https://recordings.partner.example/ivr-call-refused.wav")
+        .isVisible(),
+    );
+    assert.equal(await ivr.getByRole("link").count(), 0, "a partner's address is text, not a link");
+    await row("ivr-call-refused").getByText("Transcript").click();
+    await row("ivr-call-refused").getByText("Caller pressed 3.").waitFor();
+    assert.equal(await page.getByText(ivrCalls[0]!.withdrawalToken!).count(), 0);
+
+    await ivr.getByLabel("Which IVR calls to show").selectOption("refused");
+    await row("ivr-call-accepted").waitFor({ state: "detached" });
+    assert.ok(await row("ivr-call-refused").isVisible());
+    await ivr.getByLabel("Which IVR calls to show").selectOption("accepted");
+    await row("ivr-call-refused").waitFor({ state: "detached" });
+    assert.ok(await row("ivr-call-accepted").isVisible());
+    assert.equal(await ivr.getByRole("button").count(), 0, "an artefact is never changed");
+    await checkAccessibility(page, "Offline capture, IVR calls");
+    assert.deepEqual(problems, []);
+  });
+
   test("a viewer reads every section but gets no write controls", async () => {
     const viewer = await newUser(browser);
     users.push(viewer);
@@ -313,6 +377,9 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
     await section(page, "QR consent links").getByRole("rowheader", { name: linkLabel }).waitFor();
     await section(page, "Point-of-sale requests")
       .getByRole("row", { name: new RegExp(expired[1]!) })
+      .waitFor();
+    await section(page, "IVR calls")
+      .getByRole("row", { name: /ivr-call-refused/ })
       .waitFor();
     assert.equal(await page.getByText(/can read this page but not change it/).count(), 3);
     assert.equal(await page.getByRole("button", { name: /^(Release|Reject|Disable|Close) / }).count(), 0);
@@ -335,6 +402,7 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
       ["Captures to review", "offline_agent_capture"],
       ["QR consent links", "offline_consent_links"],
       ["Point-of-sale requests", "offline_async_consent"],
+      ["IVR calls", "offline_async_consent"],
     ] as const) {
       const note = section(page, name).getByText(/is switched off for this organisation/);
       await note.waitFor();

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
 
-CONTRACT_VERSION = "1.13.0"
-OPENAPI_DESCRIPTION_VERSION = "2.16.0"
+CONTRACT_VERSION = "1.14.0"
+OPENAPI_DESCRIPTION_VERSION = "2.17.0"
 
 # Every code /api/v1 can return, in catalog order (ApiError.code x-guard-codes). GuardApiError.code
 # may also hold a code a newer server added: compare with these, never assume the set is closed.

@@ -132,12 +132,13 @@ export const CAPABILITIES = {
   offline_async_consent: {
     description:
       "Point-of-sale and IVR consent (POST /api/v1/offline/pos, POST /api/v1/offline/ivr), the " +
-      "point-of-sale page /consent/{token} and its staff queue.",
+      "point-of-sale page /consent/{token}, its staff queue and the staff list of IVR artefacts.",
     operations: [
       "createPosConsentRequest",
       "recordIvrConsentArtifact",
       "listPosConsentRequests",
       "closePosConsentRequest",
+      "listIvrConsentArtifacts",
     ],
   },
   dsr_statutory_denial: {

@@ -2426,6 +2426,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/staff/offline/ivr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the IVR consent artefacts telephony partners reported
+         * @description The caller's organisation's IVR artefacts, newest receipt first (then by `artifactId`),
+         *     accepted and refused calls alike unless `outcome` is given; `partnerCallId` finds the one
+         *     artefact of a partner's call. Each is shown as stored and never changed: the recording's
+         *     URI, the transcript, the keys pressed, the partner's caller hash and signature verbatim. The
+         *     withdrawal token read out to the caller is never shown. Any staff role may list. `404
+         *     NOT_FOUND` while the `offline_async_consent` capability is off. Added in 2.17.0.
+         */
+        get: operations["listIvrConsentArtifacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/offline/ivr": {
         parameters: {
             query?: never;
@@ -3154,7 +3179,8 @@ export interface components {
          *     (listCrossBorderTransfers); `offline_consent_links` (createOfflineConsentLink);
          *     `offline_agent_capture` (syncOfflineCaptures); `offline_async_consent`
          *     (createPosConsentRequest, recordIvrConsentArtifact; added in 2.14.0:
-         *     listPosConsentRequests, closePosConsentRequest, and the `/consent/{token}` page). These
+         *     listPosConsentRequests, closePosConsentRequest, and the `/consent/{token}` page; added in
+         *     2.17.0: listIvrConsentArtifacts). These
          *     change behaviour instead:
          *     `consent_gate_decision_audit` (off: decisions are not recorded),
          *     `consent_gate_bypass_alerts` (off: no alerts), `offline_consent_bridge` (off: links are not
@@ -3906,6 +3932,39 @@ export interface components {
             partnerSignature: string;
             purpose: components["schemas"]["Purpose"];
             dataTypes: components["schemas"]["DataTypeList"];
+        };
+        /** @description An IVR consent artefact as stored (immutable evidence of one call), for staff. Never the withdrawal token read out to the caller. Added in 2.17.0. */
+        IvrConsentArtifactRecord: {
+            /** @description `ivr_...`. */
+            artifactId: string;
+            /** @description The partner's id for the call, as submitted. */
+            partnerCallId: string;
+            noticeId: string;
+            /** @description The notice version published when the artefact was received (the one the consent was given to). */
+            noticeVersion: number;
+            /** @description The locale the partner reported the notice was played in, as sent. */
+            locale: string;
+            purpose: string;
+            dataTypes: string[];
+            /** @description The keys the caller pressed; a sequence beginning with `1` was acceptance. */
+            dtmfSequence: string;
+            accepted: boolean;
+            /** @description The consent the acceptance gave (source `offline_ivr`); null for a refusal. */
+            consentId: string | null;
+            /** @description As the partner sent it; Guard never receives the caller's number. */
+            callerNumberHash: string;
+            audioRecordingUri: string;
+            transcript: string | null;
+            /** @description Verbatim; Guard does not verify it. */
+            partnerSignature: string;
+            /** @description Epoch ms of the call, as the partner reported it. */
+            capturedAt: number;
+            /** @description Epoch ms Guard received the artefact (the consent's `givenAt`). */
+            receivedAt: number;
+            /** @description The API key id (`key_...`) the partner submitted with. */
+            receivedBy: string;
+            /** @description SHA-256 (hex) of the submission's canonical JSON, as committed on the audit chain (`offline_ivr.recorded`). */
+            submissionHash: string;
         };
         /** @description A point-of-sale consent request as staff see it; never the phone number (Guard keeps only its keyed hash) or the token. Added in 2.14.0. */
         PosConsentRequest: {
@@ -9793,6 +9852,47 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["UpgradeRequired"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listIvrConsentArtifacts: {
+        parameters: {
+            query?: {
+                /** @description `accepted` (the call gave a consent) or `refused`; both when absent. */
+                outcome?: "accepted" | "refused";
+                /** @description Only the artefact of this call id (an empty list when the organisation has none). */
+                partnerCallId?: components["schemas"]["ExternalId"];
+                /** @description Page size (see "Paging" in the description). Defaults to 100; values above 500 are clamped to 500. */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description The `nextCursor` of the previous page of the same list; absent for the first page. A cursor
+                 *     of another list or organisation, or altered, is `400 VALIDATION_ERROR` with `field: cursor`.
+                 */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of artefacts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        artifacts: components["schemas"]["IvrConsentArtifactRecord"][];
+                        nextCursor: components["schemas"]["NextCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The capability `offline_async_consent` is off (`NOT_FOUND`). */
+            404: components["responses"]["NotFound"];
             426: components["responses"]["UpgradeRequired"];
             500: components["responses"]["InternalError"];
         };

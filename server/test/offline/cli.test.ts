@@ -1,6 +1,6 @@
-// `guard offline captures | links | pos` end to end: sessions synced over HTTP against a real
-// `guard serve` by a device enrolled with `guard devices enroll`, a QR link and point-of-sale
-// requests made with the service key; then the staff side from the command line with the staff
+// `guard offline captures | links | pos | ivr` end to end: sessions synced over HTTP against a real
+// `guard serve` by a device enrolled with `guard devices enroll`, a QR link, point-of-sale
+// requests and IVR artefacts made with the service key; then the staff side from the command line with the staff
 // routes' rules, each change recorded as made by `cli:<OS user>`, and the chain intact afterwards.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
@@ -39,6 +39,8 @@ describe("guard offline captures", () => {
   const sessions = new Map<"skewed" | "skewed2" | "forged" | "verified", string>();
   let linkId: string;
   let posRequests: string[];
+  /** The IVR artefacts reported, accepted first, with the withdrawal code the caller heard. */
+  let ivrCalls: { artifactId: string; withdrawalToken?: string }[];
   let apiKeyId: string;
   let noticeId: string;
 
@@ -133,6 +135,25 @@ describe("guard offline captures", () => {
       for (const phone of ["9876543210", "9123456780"]) {
         const body = { noticeId: notice.noticeId, purpose: "Marketing", dataTypes: ["phone"], phone };
         posRequests.push((await post("/api/v1/offline/pos", body)).requestId!);
+      }
+      ivrCalls = [];
+      for (const [call, dtmfSequence] of [
+        ["call-accepted", "1"],
+        ["call-refused", "0"],
+      ]) {
+        const answer = await post("/api/v1/offline/ivr", {
+          noticeId: notice.noticeId,
+          partnerCallId: call,
+          audioRecordingUri: `https://recordings.partner.example/${call}.wav`,
+          locale: "en",
+          dtmfSequence,
+          callerNumberHash: `sha256:${call}`,
+          capturedAt: Date.now(),
+          partnerSignature: "partner-sig",
+          purpose: "Marketing",
+          dataTypes: ["phone"],
+        });
+        ivrCalls.push({ artifactId: answer.artifactId!, withdrawalToken: answer.withdrawalToken });
       }
     } finally {
       await server.stop();
@@ -291,6 +312,52 @@ describe("guard offline captures", () => {
     assert.match((await pos("close", stale, "--note", "again")).stderr, /CONFLICT/);
     assert.match((await pos("close", posRequests[1]!, "--note", " ")).stderr, /VALIDATION_ERROR: .*\(note\)/);
     assert.equal((await cli.run(["offline", "pos", "close", posRequests[1]!, "--org", "clinic"])).code, 2);
+  });
+
+  test("ivr: the artefacts as stored, newest first, filtered by outcome or call; never the withdrawal code", async () => {
+    type Artifact = {
+      artifactId: string;
+      partnerCallId: string;
+      accepted: boolean;
+      consentId: string | null;
+      receivedAt: number;
+    };
+    const ivr = async (...args: string[]) => {
+      const res = await cli.run(["--json", "offline", "ivr", "list", ...args, "--org", "clinic"]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.ok(!res.stdout.includes(ivrCalls[0]!.withdrawalToken!), "the withdrawal code is not printed");
+      return res.json<{ artifacts: Artifact[] }>().artifacts;
+    };
+    const [accepted, refused] = ivrCalls.map((c) => c.artifactId);
+    const all = await ivr();
+    // Newest receipt first, then by id (two calls may be received in the same millisecond).
+    const newestFirst = [...all].sort(
+      (a, b) => b.receivedAt - a.receivedAt || (a.artifactId < b.artifactId ? 1 : -1),
+    );
+    assert.deepEqual(all, newestFirst);
+    assert.deepEqual(
+      all.map((a) => [a.artifactId, a.partnerCallId, a.accepted, a.consentId !== null]).sort(),
+      [
+        [accepted, "call-accepted", true, true],
+        [refused, "call-refused", false, false],
+      ].sort(),
+    );
+    assert.deepEqual(
+      (await ivr("--outcome", "accepted")).map((a) => a.artifactId),
+      [accepted],
+    );
+    assert.deepEqual(
+      (await ivr("--outcome", "refused")).map((a) => a.artifactId),
+      [refused],
+    );
+    assert.deepEqual(
+      (await ivr("--call", "call-accepted")).map((a) => a.artifactId),
+      [accepted],
+    );
+    assert.deepEqual(await ivr("--call", "nobody"), []);
+    const bad = await cli.run(["offline", "ivr", "list", "--outcome", "maybe", "--org", "clinic"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /accepted, refused/);
   });
 
   test("every change above is on the chain, and it verifies", async () => {

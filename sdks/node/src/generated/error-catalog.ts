@@ -2,7 +2,7 @@
 // Do not edit: run `npm run generate -w sdks/node`.
 /* eslint-disable */
 
-/** The contract's error catalog (version 1.13.0), in catalog order. */
+/** The contract's error catalog (version 1.14.0), in catalog order. */
 export const ERROR_CATALOG = [
   {
     "code": "VALIDATION_ERROR",

@@ -1,7 +1,7 @@
-// guard offline captures | links | pos: the staff side of offline and assisted capture
+// guard offline captures | links | pos | ivr: the staff side of offline and assisted capture
 // (offline/README.md) from the command line, with the same rules as the staff routes: the review of
-// quarantined capture sessions, the QR consent links' list and disabling, and the point-of-sale
-// queue of expired requests. Changes are recorded as made by `cli:<OS user>` (on the record and on
+// quarantined capture sessions, the QR consent links' list and disabling, the point-of-sale
+// queue of expired requests, and the IVR artefacts partners reported. Changes are recorded as made by `cli:<OS user>` (on the record and on
 // the audit chain). Like the other operator commands they do not consult capabilities.
 import type { Command } from "commander";
 import {
@@ -18,6 +18,12 @@ import {
   type CaptureStatus,
   type ReviewStatus,
 } from "../../offline/captures/store.js";
+import {
+  IVR_OUTCOMES,
+  ivrArtifactToWire,
+  pageIvrArtifacts,
+  type IvrOutcome,
+} from "../../offline/ivr/artifacts.js";
 import { disableLink, LINK_STATUSES, pageLinks, type LinkStatus } from "../../offline/links/links.js";
 import { closePosRequest, listPosRequestsPage, posRequestToWire } from "../../offline/pos/requests.js";
 import { POS_REQUEST_STATUSES, type PosRequestStatus } from "../../offline/pos/store.js";
@@ -212,6 +218,31 @@ export function registerOfflineCommands(program: Command, run: RunAction): void 
           ),
         );
         ctx.out.result(posRequestToWire(closed));
+      }),
+    );
+
+  offline
+    .command("ivr")
+    .description("IVR consent artefacts (reported by a telephony partner with POST /api/v1/offline/ivr)")
+    .command("list")
+    .description(
+      "list the artefacts as stored, newest receipt first (never the withdrawal code read out to the caller)",
+    )
+    .requiredOption("--org <slug>", "organisation slug")
+    .option("--outcome <outcome>", `one of ${IVR_OUTCOMES.join(", ")}`, oneOf(IVR_OUTCOMES))
+    .option("--call <partnerCallId>", "only the artefact of this partner call id")
+    .action(
+      run(async (ctx, options: { org: string; outcome?: IvrOutcome; call?: string }) => {
+        const organization = await ctx.organization(options.org);
+        const db = await ctx.db();
+        const found = await everyItem((request) =>
+          pageIvrArtifacts(db, organization.organizationId, {
+            ...request,
+            outcome: options.outcome,
+            partnerCallId: options.call,
+          }),
+        );
+        ctx.out.result({ artifacts: found.map(ivrArtifactToWire) });
       }),
     );
 }

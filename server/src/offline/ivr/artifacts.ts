@@ -6,7 +6,8 @@
 //    anything else is a refusal, kept as evidence with no consent;
 //  - the partner's call id is the natural idempotency key: a resubmission answers the original
 //    artefact and writes nothing; another body under the same call id is a CONFLICT;
-//  - each artefact queues one audit chain entry (`offline_ivr.recorded`).
+//  - each artefact queues one audit chain entry (`offline_ivr.recorded`);
+//  - staff list the artefacts as stored, never the withdrawal token (pageIvrArtifacts).
 import type { ConsentDeps } from "../../consent/consents.js";
 import { giveConsent, resolveConsentNotice } from "../../consent/consents.js";
 import { appendAuditEntry } from "../../audit/chain.js";
@@ -14,11 +15,18 @@ import type { Queryable } from "../../db/database.js";
 import { canonicalJson } from "../../lib/canonical-json.js";
 import { Failure, validationError } from "../../lib/failure.js";
 import { newId } from "../../lib/ids.js";
+import { keysetPage, pageScope, type Page, type PageRequest } from "../../lib/paging.js";
 import { sha256Hex } from "../../lib/secrets.js";
 import { readVersion } from "../../notices/store.js";
 import { SecretBoxError, type SecretBox } from "../../lib/secret-box.js";
 import { issueWithdrawalToken } from "../withdrawal/tokens.js";
-import { findIvrArtifactByCall, insertIvrArtifact, type IvrArtifact } from "./store.js";
+import {
+  findIvrArtifactByCall,
+  insertIvrArtifact,
+  listIvrArtifacts,
+  type IvrArtifact,
+  type IvrArtifactFilter,
+} from "./store.js";
 
 /** A submission as the contract's `IvrConsentArtifact` describes it. */
 export interface IvrSubmission {
@@ -250,3 +258,63 @@ export async function recordIvrArtifact(
   if (withdrawalToken !== undefined) answer.withdrawalToken = withdrawalToken;
   return answer;
 }
+
+/** The outcomes a staff list filters by: a call that gave a consent, or one that did not. */
+export const IVR_OUTCOMES = ["accepted", "refused"] as const;
+export type IvrOutcome = (typeof IVR_OUTCOMES)[number];
+
+/**
+ * A page of the organisation's artefacts, newest receipt first: every call, or those of one
+ * `outcome`, or the one artefact of `partnerCallId`.
+ */
+export function pageIvrArtifacts(
+  db: Queryable,
+  organizationId: string,
+  request: PageRequest & { outcome?: IvrOutcome | undefined; partnerCallId?: string | undefined },
+): Promise<Page<IvrArtifact>> {
+  const filter: IvrArtifactFilter = {
+    accepted: request.outcome === undefined ? undefined : request.outcome === "accepted",
+    partnerCallId: request.partnerCallId,
+  };
+  return keysetPage(
+    request,
+    {
+      // Filters are part of the scope: a cursor of one filtered list does not continue another.
+      scope: pageScope(
+        "listIvrConsentArtifacts",
+        organizationId,
+        request.outcome ?? "",
+        request.partnerCallId ?? "",
+      ),
+      shape: ["number", "string"],
+      keyOf: (artifact: IvrArtifact) => [artifact.receivedAt, artifact.artifactId] as const,
+    },
+    (after, limit) => listIvrArtifacts(db, organizationId, filter, { after, limit }),
+  );
+}
+
+/**
+ * An artefact as staff see it (the contract's `IvrConsentArtifactRecord`): everything the partner
+ * reported and what Guard made of it, but not the sealed withdrawal token, which only the caller
+ * is meant to hold.
+ */
+export const ivrArtifactToWire = (artifact: IvrArtifact) => ({
+  artifactId: artifact.artifactId,
+  partnerCallId: artifact.partnerCallId,
+  noticeId: artifact.noticeId,
+  noticeVersion: artifact.noticeVersion,
+  locale: artifact.locale,
+  purpose: artifact.purpose,
+  dataTypes: artifact.dataTypes,
+  dtmfSequence: artifact.dtmfSequence,
+  accepted: artifact.accepted,
+  consentId: artifact.consentId,
+  callerNumberHash: artifact.callerNumberHash,
+  audioRecordingUri: artifact.audioRecordingUri,
+  transcript: artifact.transcript,
+  partnerSignature: artifact.partnerSignature,
+  capturedAt: artifact.capturedAt,
+  receivedAt: artifact.receivedAt,
+  receivedBy: artifact.receivedBy,
+  submissionHash: artifact.submissionHash,
+});

@@ -1,16 +1,19 @@
-// POST /api/v1/offline/ivr (recordIvrConsentArtifact): a telephony partner reports a call. The
-// access check has already applied the `offline_async_consent` capability (404 when off).
+// POST /api/v1/offline/ivr (recordIvrConsentArtifact): a telephony partner reports a call; GET
+// /api/v1/staff/offline/ivr (listIvrConsentArtifacts): staff read what was reported. The access
+// check has already applied the `offline_async_consent` capability (404 when off).
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../../app.js";
 import { assertAuditSafe } from "../../consent/consents.js";
 import type { RouteModule } from "../../http/app.js";
-import { serviceOf } from "../../http/credentials.js";
+import { serviceOf, staffOf } from "../../http/credentials.js";
 import { SecretBox } from "../../lib/secret-box.js";
 import { spendOfflineBudget } from "../routes.js";
 import {
   answerOfStored,
   findArtifactOfCall,
   IvrCallAlreadyRecorded,
+  ivrArtifactToWire,
+  pageIvrArtifacts,
   recordIvrArtifact,
   resolveIvrNotice,
   type IvrAnswer,
@@ -56,6 +59,14 @@ export const ivrRoutes: RouteModule<AppContext> = ({ config, db, clock }) => {
           if (!first) throw error;
           return replayed(reply, answerOfStored(deps, first, submission));
         }
+      },
+    },
+    {
+      operationId: "listIvrConsentArtifacts",
+      handler: async (request) => {
+        const { organizationId } = staffOf(request);
+        const page = await pageIvrArtifacts(db, organizationId, request.query);
+        return { artifacts: page.items.map(ivrArtifactToWire), nextCursor: page.nextCursor };
       },
     },
   ];

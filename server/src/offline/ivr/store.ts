@@ -132,6 +132,38 @@ export async function findIvrArtifactByCall(
   return row && artifactOf(row);
 }
 
+/** Which artefacts a staff list shows: accepted or refused calls, or one call's. */
+export interface IvrArtifactFilter {
+  accepted?: boolean | undefined;
+  partnerCallId?: string | undefined;
+}
+
+/**
+ * Up to `limit` of the organisation's artefacts matching `filter`, newest receipt first (then by
+ * id, descending), after the `(receivedAt, artifactId)` position `after` (a staff list's keyset).
+ */
+export async function listIvrArtifacts(
+  db: Queryable,
+  organizationId: string,
+  filter: IvrArtifactFilter,
+  read: { after?: readonly [number, string] | undefined; limit: number },
+): Promise<IvrArtifact[]> {
+  let query = qb
+    .selectFrom("ivr_consent_artifacts")
+    .selectAll()
+    .where("organization_id", "=", organizationId);
+  if (filter.accepted !== undefined) query = query.where("accepted", "=", filter.accepted);
+  if (filter.partnerCallId !== undefined) query = query.where("partner_call_id", "=", filter.partnerCallId);
+  const after = read.after;
+  if (after)
+    query = query.where((eb) => eb(eb.refTuple("received_at", "artifact_id"), "<", eb.tuple(...after)));
+  const found = await rows(
+    db,
+    query.orderBy("received_at", "desc").orderBy("artifact_id", "desc").limit(read.limit),
+  );
+  return found.map(artifactOf);
+}
+
 /** The organisation's artefacts with these ids, by id (audit verify, entry -> row). */
 export async function ivrArtifactsWithIds(
   db: Queryable,

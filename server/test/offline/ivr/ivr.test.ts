@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { verifyAuditChain } from "../../../src/audit/verify.js";
 import { setCapabilities } from "../../../src/capabilities/capabilities.js";
+import type { IvrAnswer } from "../../../src/offline/ivr/artifacts.js";
 import { SecretBox } from "../../../src/lib/secret-box.js";
 import { spendOfflineBudget, OFFLINE_ROUTE_BUDGET } from "../../../src/offline/routes.js";
 import { resolveWithdrawalToken } from "../../../src/offline/withdrawal/tokens.js";
@@ -19,13 +20,6 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../../support/harness.js";
-
-interface IvrAnswer {
-  artifactId: string;
-  consentId: string | null;
-  accepted: boolean;
-  withdrawalToken?: string;
-}
 
 describe("IVR consent artefacts", () => {
   let t: TestApp;

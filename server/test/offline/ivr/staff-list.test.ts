@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
 import { setCapabilities } from "../../../src/capabilities/capabilities.js";
+import type { IvrAnswer } from "../../../src/offline/ivr/artifacts.js";
 import { assertApiError } from "../../support/api-error.js";
 import { publishTestNotice } from "../../support/consent-fixtures.js";
 import {
@@ -16,13 +17,6 @@ import {
   type SeededOrg,
   type TestApp,
 } from "../../support/harness.js";
-
-interface IvrAnswer {
-  artifactId: string;
-  consentId: string | null;
-  accepted: boolean;
-  withdrawalToken?: string;
-}
 
 interface ListedArtifact {
   artifactId: string;

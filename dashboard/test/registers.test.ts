@@ -13,7 +13,10 @@ import {
   formatDays,
   fromLocalInput,
   LEGAL_BASES,
+  movesWindows,
   parseCountries,
+  policyTermsFormOf,
+  policyTermsPatch,
   recipientsOf,
   splitLines,
   splitList,
@@ -22,6 +25,7 @@ import {
 
 type Activity = components["schemas"]["ProcessingActivity"];
 type Breach = components["schemas"]["StaffBreach"];
+type Policy = components["schemas"]["RetentionPolicy"];
 
 const activity: Activity = {
   activityId: "act_1",
@@ -157,6 +161,58 @@ test("breach patch: a recorded report time is never sent back; new times and cha
     { mitigation: "Keys rotated", detailedReportSubmittedAt: detailed },
   );
   assert.equal(breachPatch(breach, { ...form, mitigation: "  " }), null, "an empty mitigation stays unset");
+});
+
+test("retention policy patch: only what was changed, numbers as typed, an emptied floor as null", () => {
+  const floor = Date.UTC(2025, 10, 13, 18, 30, 15); // seconds the minute-wide input cannot show
+  const policy: Policy = {
+    policyId: "rtp_1",
+    name: "Shop accounts",
+    purpose: "Shopping",
+    activityId: null,
+    anchorEvent: "last_interaction",
+    durationDays: 1095,
+    noticeHours: 48,
+    windowFloorAt: floor,
+    preset: "ecommerce",
+    createdAt: 1,
+    createdBy: "stf_1",
+    updatedAt: 1,
+    updatedBy: "stf_1",
+    archivedAt: null,
+    archivedBy: null,
+  };
+  const loaded = policyTermsFormOf(policy);
+  assert.deepEqual(loaded, {
+    name: "Shop accounts",
+    durationDays: "1095",
+    noticeHours: "48",
+    windowFloorAt: toLocalInput(floor),
+  });
+  assert.equal(policyTermsPatch(loaded, loaded), null, "the form as loaded changes nothing");
+  assert.equal(
+    policyTermsPatch(loaded, { ...loaded, name: " Shop accounts " }),
+    null,
+    "spaces are no change",
+  );
+  const renamed = policyTermsPatch(loaded, { ...loaded, name: " Accounts ", noticeHours: "72" });
+  assert.deepEqual(renamed, { name: "Accounts", noticeHours: 72 });
+  assert.equal(movesWindows(renamed!), false);
+  const longer = policyTermsPatch(loaded, { ...loaded, durationDays: "1460" });
+  assert.deepEqual(longer, { durationDays: 1460 });
+  assert.equal(movesWindows(longer!), true);
+  const noFloor = policyTermsPatch(loaded, { ...loaded, windowFloorAt: "" });
+  assert.deepEqual(noFloor, { windowFloorAt: null });
+  assert.equal(movesWindows(noFloor!), true);
+  const later = Date.UTC(2026, 0, 1, 0, 0);
+  assert.deepEqual(policyTermsPatch(loaded, { ...loaded, windowFloorAt: toLocalInput(later) }), {
+    windowFloorAt: later,
+  });
+  // What the server refuses is sent for it to name: an emptied number, an emptied name.
+  assert.deepEqual(policyTermsPatch(loaded, { ...loaded, durationDays: "", name: "" }), {
+    name: "",
+    durationDays: 0,
+  });
 });
 
 test("formatDays: years and days as staff say them", () => {

@@ -251,6 +251,52 @@ export function formatDays(days: number): string {
   return rest === 0 ? y : `${y} ${d}`;
 }
 
+/** A retention policy's changeable terms as its edit form holds them (inputs' strings). */
+export interface PolicyTermsForm {
+  name: string;
+  durationDays: string;
+  noticeHours: string;
+  /** datetime-local; empty for no floor. */
+  windowFloorAt: string;
+}
+
+/** The body of `PATCH /api/v1/staff/retention/policies/{policyId}` (checked against it where sent). */
+export interface PolicyTermsPatch {
+  name?: string;
+  durationDays?: number;
+  noticeHours?: number;
+  windowFloorAt?: number | null;
+}
+
+export function policyTermsFormOf(policy: Schemas["RetentionPolicy"]): PolicyTermsForm {
+  return {
+    name: policy.name,
+    durationDays: String(policy.durationDays),
+    noticeHours: String(policy.noticeHours),
+    windowFloorAt: policy.windowFloorAt === null ? "" : toLocalInput(policy.windowFloorAt),
+  };
+}
+
+/**
+ * The policy update: only the inputs the user changed from the form as loaded (so a floor shown to
+ * the minute is never sent back rounded), numbers as typed (the API names a bad one), an emptied
+ * floor as null. Null when nothing changed. A changed `durationDays` or `windowFloorAt` moves every
+ * window: the server cancels the policy's open erasures and schedules them anew.
+ */
+export function policyTermsPatch(loaded: PolicyTermsForm, form: PolicyTermsForm): PolicyTermsPatch | null {
+  const patch: PolicyTermsPatch = {};
+  if (form.name.trim() !== loaded.name) patch.name = form.name.trim();
+  if (form.durationDays.trim() !== loaded.durationDays) patch.durationDays = Number(form.durationDays);
+  if (form.noticeHours.trim() !== loaded.noticeHours) patch.noticeHours = Number(form.noticeHours);
+  if (form.windowFloorAt !== loaded.windowFloorAt)
+    patch.windowFloorAt = form.windowFloorAt === "" ? null : (fromLocalInput(form.windowFloorAt) ?? null);
+  return Object.keys(patch).length > 0 ? patch : null;
+}
+
+/** Whether an update moves the policy's windows (its open erasures are then cancelled). */
+export const movesWindows = (patch: PolicyTermsPatch): boolean =>
+  patch.durationDays !== undefined || patch.windowFloorAt !== undefined;
+
 export const NOTIFICATION_KIND_LABELS: Record<Schemas["PrincipalNotificationKind"], string> = {
   "retention.pre_erasure": "Coming erasure",
   "breach.affected": "Breach",

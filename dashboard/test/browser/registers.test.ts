@@ -3,8 +3,9 @@
 // filter, changes, archives and restores it; records a breach discovered 70 hours ago and sees its
 // clocks (principals overdue, the Board's 72 hours due soon), records the Board's first intimation,
 // adds an affected principal and tells her, and finds the notification on the Notifications page;
-// creates a retention policy from a Third-Schedule preset, places and releases a legal hold, and
-// cancels a due erasure by hand with a reason. A
+// creates a retention policy from a Third-Schedule preset and changes its name and terms (a blank
+// name refused at its field), places and releases a legal hold, and cancels a due erasure by hand
+// with a reason. A
 // viewer reads every page with no write controls. axe-core and a screenshot per page.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -215,6 +216,45 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
     const policyRow = page.getByRole("region", { name: "Retention policies" }).getByRole("row").nth(1);
     assert.match(await policyRow.innerText(), /Shopping[\s\S]*ecommerce/);
 
+    // Its name and terms are changed: a blank name is the API's refusal at the field; then a new
+    // name and a longer window, which the page says moves the policy's erasures.
+    await policyRow.getByRole("button", { name: /^Edit / }).click();
+    const edit = page.getByRole("form", { name: /^Change the policy / });
+    const nameInput = edit.getByLabel("Name", { exact: true });
+    assert.equal(await nameInput.evaluate((el) => el === document.activeElement), true, "focused");
+    assert.equal(await form(page, "Create a retention policy").count(), 0, "one form at a time");
+    await nameInput.fill("  ");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await edit.locator(".field-error").waitFor();
+    assert.equal(await nameInput.getAttribute("aria-invalid"), "true");
+    await nameInput.fill("Online shop accounts");
+    await edit.getByLabel("Kept for (days)").fill("400");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await page
+      .getByText(
+        "“Online shop accounts” is saved. Its open erasures are cancelled and will be scheduled again under the new terms.",
+      )
+      .waitFor();
+    await policyRow.getByText("Online shop accounts").waitFor();
+    assert.match(await policyRow.innerText(), /1 year 35 days after/);
+    const stored = await guard.t.request({
+      method: "GET",
+      url: "/api/v1/staff/retention/policies?includeArchived=true",
+      headers: { authorization: `Bearer ${guard.seeded.apiKey}` },
+    });
+    const listed = (stored.json() as { policies: { name: string; durationDays: number }[] }).policies;
+    assert.deepEqual(
+      listed.map((p) => [p.name, p.durationDays]),
+      [["Online shop accounts", 400]],
+    );
+    await policyRow.getByRole("button", { name: /^Edit / }).click();
+    await page
+      .getByRole("form", { name: /^Change the policy / })
+      .getByRole("button", { name: "Save changes" })
+      .click();
+    await page.getByText("Nothing changed.").waitFor();
+    await form(page, "Create a retention policy").waitFor();
+
     const hold = form(page, "Place a legal hold");
     await hold.getByLabel("Principal (externalId)").fill("breach-person-1");
     await hold.getByLabel("Statute").fill("Income-tax Act, 1961, s.131");
@@ -307,7 +347,14 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
       .first()
       .getByRole("cell", { name: /Released/ })
       .waitFor();
-    for (const name of [/^Create policy$/, /^Place hold$/, /^Archive /, /^Release hold/, /^Cancel erasure/])
+    for (const name of [
+      /^Create policy$/,
+      /^Edit /,
+      /^Place hold$/,
+      /^Archive /,
+      /^Release hold/,
+      /^Cancel erasure/,
+    ])
       assert.equal(await page.getByRole("button", { name }).count(), 0, String(name));
     await checkAccessibility(page, "Retention (viewer)");
 

@@ -12,7 +12,7 @@ import { CapabilityOff, isSwitchedOff } from "./shared.js";
 type IvrArtifact = Schemas["IvrConsentArtifactRecord"];
 type Shown = "all" | "accepted" | "refused";
 
-export const IVR_FILTERS: { value: Shown; label: string }[] = [
+const IVR_FILTERS: { value: Shown; label: string }[] = [
   { value: "all", label: "All calls" },
   { value: "accepted", label: "Accepted (a consent was given)" },
   { value: "refused", label: "Refused" },

@@ -1,6 +1,7 @@
 // Offline capture (issue 26): what staff review of the offline and assisted channels: signed device
 // captures held in quarantine, the QR consent links, the point-of-sale requests left unanswered and
-// the IVR calls partners reported, as anchored sections of one page. Each section stands alone: its own capability, list and errors.
+// the IVR calls partners reported, as anchored sections of one page. Each section stands alone: its
+// own capability, list and errors.
 import { Page } from "../../ui/index.js";
 import { CapturesSection } from "./Captures.js";
 import { IvrSection } from "./IvrCalls.js";

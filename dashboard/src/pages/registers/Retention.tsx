@@ -1,8 +1,8 @@
 // Retention (issue 27; DPDP Act s.8(7), DPDP Rules 2025 r.8 and the Third Schedule): the policies
 // saying how long data is kept after an anchor event (made from a Third-Schedule preset or by hand;
-// archived when no longer wanted), the legal holds that suspend erasure, and every scheduled erasure
-// in its state. Viewers read only.
-import { useState, type FormEvent } from "react";
+// their name and terms changed; archived when no longer wanted), the legal holds that suspend
+// erasure, and every scheduled erasure in its state. Viewers read only.
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
 import { withFieldError } from "../../api/errors.js";
 import {
@@ -10,6 +10,10 @@ import {
   ERASURE_STATUS_LABELS,
   formatDays,
   fromLocalInput,
+  movesWindows,
+  policyTermsFormOf,
+  policyTermsPatch,
+  type PolicyTermsForm,
 } from "../../lib/registers.js";
 import {
   ConfirmDialog,
@@ -71,6 +75,7 @@ function PoliciesSection({
   const canWrite = useCanWrite();
   const presets = useApi(() => ok(api.GET("/api/v1/staff/retention/presets")), []);
   const [archiving, setArchiving] = useState<Policy | null>(null);
+  const [editing, setEditing] = useState<Policy | null>(null);
   const columns: Column<Policy>[] = [
     {
       key: "name",
@@ -111,14 +116,24 @@ function PoliciesSection({
       align: "end",
       render: (p) =>
         p.archivedAt === null ? (
-          <button
-            type="button"
-            className="button button-small button-danger"
-            aria-label={`Archive ${p.name}`}
-            onClick={() => setArchiving(p)}
-          >
-            Archive
-          </button>
+          <span className="registers-actions">
+            <button
+              type="button"
+              className="button button-small"
+              aria-label={`Edit ${p.name}`}
+              onClick={() => setEditing(p)}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              className="button button-small button-danger"
+              aria-label={`Archive ${p.name}`}
+              onClick={() => setArchiving(p)}
+            >
+              Archive
+            </button>
+          </span>
         ) : null,
     });
   return (
@@ -128,13 +143,26 @@ function PoliciesSection({
         {presets.error ? (
           <ErrorNotice error={presets.error} title="Could not load the presets" onRetry={presets.reload} />
         ) : null}
-        <CreatePolicyForm
-          presets={presets.data?.presets ?? []}
-          onCreated={(p) => {
-            onDone(`The policy “${p.name}” is created as ${p.policyId}.`);
-            policies.reload();
-          }}
-        />
+        {editing ? (
+          <EditPolicyForm
+            key={editing.policyId}
+            policy={editing}
+            onCancel={() => setEditing(null)}
+            onSaved={(message) => {
+              onDone(message);
+              setEditing(null);
+              policies.reload();
+            }}
+          />
+        ) : (
+          <CreatePolicyForm
+            presets={presets.data?.presets ?? []}
+            onCreated={(p) => {
+              onDone(`The policy “${p.name}” is created as ${p.policyId}.`);
+              policies.reload();
+            }}
+          />
+        )}
       </WriteGuard>
       <PagedBody list={policies} what="policies">
         <DataTable
@@ -337,6 +365,133 @@ function CreatePolicyForm({ presets, onCreated }: { presets: Preset[]; onCreated
       <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
         {busy ? "Creating…" : "Create policy"}
       </button>
+    </form>
+  );
+}
+
+const TERMS_FIELDS = ["name", "durationDays", "noticeHours", "windowFloorAt"] as const;
+
+/**
+ * Changes an active policy's name and terms (what `updateRetentionPolicy` allows; its purpose and
+ * anchor stay). Only what the user changed is sent; each change is on the audit chain.
+ */
+function EditPolicyForm({
+  policy,
+  onCancel,
+  onSaved,
+}: {
+  policy: Policy;
+  onCancel: () => void;
+  onSaved: (message: string) => void;
+}) {
+  const [loaded] = useState(() => policyTermsFormOf(policy));
+  const [form, setForm] = useState<PolicyTermsForm>(loaded);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const set = (field: keyof PolicyTermsForm) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+  // The form opens above the table the Edit button is in: bring it to the user.
+  const nameRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    nameRef.current?.focus();
+  }, []);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const patch = policyTermsPatch(loaded, form);
+    if (!patch) {
+      onSaved("Nothing changed.");
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const saved = await ok(
+        api.PATCH("/api/v1/staff/retention/policies/{policyId}", {
+          params: { path: { policyId: policy.policyId } },
+          body: patch,
+        }),
+      );
+      onSaved(
+        movesWindows(patch)
+          ? `“${saved.name}” is saved. Its open erasures are cancelled and will be scheduled again under the new terms.`
+          : `“${saved.name}” is saved.`,
+      );
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      className="registers-form"
+      onSubmit={(e) => void submit(e)}
+      aria-label={`Change the policy “${policy.name}”`}
+    >
+      <h3>Change “{policy.name}”</h3>
+      <p className="registers-intro">
+        Covers {policy.purpose}, from {ANCHOR_EVENT_LABELS[policy.anchorEvent].toLowerCase()}. Changing how
+        long data is kept, or the date before which no window starts, moves every window: the policy&apos;s
+        open erasures are cancelled and scheduled again.
+      </p>
+      <Field label="Name" name="name" error={error}>
+        <input
+          ref={nameRef}
+          value={form.name}
+          onChange={(e) => set("name")(e.target.value)}
+          maxLength={200}
+        />
+      </Field>
+      <Field
+        label="Kept for (days)"
+        name="durationDays"
+        error={error}
+        hint={formatDays(policy.durationDays) + " now."}
+      >
+        <input
+          type="number"
+          min={1}
+          max={36500}
+          value={form.durationDays}
+          onChange={(e) => set("durationDays")(e.target.value)}
+        />
+      </Field>
+      <Field
+        label="Tell the principal (hours before erasure)"
+        name="noticeHours"
+        error={error}
+        hint="At least 48 (r.8(2)); applies to erasures not yet notified."
+      >
+        <input
+          type="number"
+          min={48}
+          max={8760}
+          value={form.noticeHours}
+          onChange={(e) => set("noticeHours")(e.target.value)}
+        />
+      </Field>
+      <Field
+        label="No window starts before"
+        name="windowFloorAt"
+        error={error}
+        hint="Optional: for example the date the Rules came into force. Empty for none."
+      >
+        <input
+          type="datetime-local"
+          value={form.windowFloorAt}
+          onChange={(e) => set("windowFloorAt")(e.target.value)}
+        />
+      </Field>
+      <ErrorNotice error={unclaimedError(error, TERMS_FIELDS)} title="The policy was not saved" />
+      <div className="registers-actions">
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {busy ? "Saving…" : "Save changes"}
+        </button>
+        <button type="button" className="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+      </div>
     </form>
   );
 }

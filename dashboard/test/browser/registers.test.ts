@@ -4,7 +4,8 @@
 // clocks (principals overdue, the Board's 72 hours due soon), records the Board's first intimation,
 // adds an affected principal and tells her, and finds the notification on the Notifications page;
 // creates a retention policy from a Third-Schedule preset and changes its name and terms (a blank
-// name refused at its field), places and releases a legal hold, and cancels a due erasure by hand
+// name refused at its field), places and releases a legal hold, reports that a principal's purpose
+// was served 40 days ago (an unknown principal first), and cancels the erasure that falls due by hand
 // with a reason. A
 // viewer reads every page with no write controls. axe-core and a screenshot per page.
 import assert from "node:assert/strict";
@@ -286,18 +287,16 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
       payload: { name: "Deliveries", purpose: "Delivery", anchorEvent: "purpose_served", durationDays: 30 },
     });
     assert.equal(policy.statusCode, 201, policy.body);
-    const served = await guard.t.request({
-      method: "POST",
-      url: "/api/v1/staff/retention/events",
-      headers: svc,
-      payload: {
-        userId: "breach-person-1",
-        kind: "purpose_served",
-        purpose: "Delivery",
-        occurredAt: guard.t.clock.now() - 40 * 24 * HOUR,
-      },
-    });
-    assert.equal(served.statusCode, 201, served.body);
+    const report = form(page, "Report a retention event");
+    await report.getByLabel("Principal (externalId)").fill("nobody-we-know");
+    await report.getByLabel("What happened").selectOption("purpose_served");
+    await report.getByLabel("Purpose", { exact: true }).fill("Delivery");
+    await report.getByRole("button", { name: "Record event" }).click();
+    await report.getByText("The event was not recorded").waitFor();
+    await report.getByLabel("Principal (externalId)").fill("breach-person-1");
+    await report.getByLabel("When (optional)").fill(local(guard.t.clock.now() - 40 * 24 * HOUR));
+    await report.getByRole("button", { name: "Record event" }).click();
+    await page.getByText(/^The purpose served is recorded for breach-person-1\./).waitFor();
     assert.equal(
       (await sweepRetention(guard.t.db, new WebhookRelayNotifier(), guard.t.clock.now())).scheduled,
       1,
@@ -350,6 +349,7 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
     for (const name of [
       /^Create policy$/,
       /^Edit /,
+      /^Record event$/,
       /^Place hold$/,
       /^Archive /,
       /^Release hold/,

@@ -1,7 +1,8 @@
 // Retention (issue 27; DPDP Act s.8(7), DPDP Rules 2025 r.8 and the Third Schedule): the policies
 // saying how long data is kept after an anchor event (made from a Third-Schedule preset or by hand;
-// their name and terms changed; archived when no longer wanted), the legal holds that suspend
-// erasure, and every scheduled erasure in its state. Viewers read only.
+// their name and terms changed; archived when no longer wanted), the events Guard cannot observe
+// (reported by staff here, or by the fiduciary's backend), the legal holds that suspend erasure, and
+// every scheduled erasure in its state. Viewers read only.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
 import { withFieldError } from "../../api/errors.js";
@@ -59,6 +60,7 @@ export default function RetentionPage() {
     >
       {done ? <Notice tone="success">{done}</Notice> : null}
       <PoliciesSection policies={policies} onDone={setDone} />
+      <EventsSection onDone={setDone} />
       <HoldsSection policies={policies.items} onDone={setDone} />
       <ErasuresSection policies={policies.items} onDone={setDone} />
     </Page>
@@ -493,6 +495,110 @@ function EditPolicyForm({
         </button>
       </div>
     </form>
+  );
+}
+
+type EventKind = "account_closed" | "purpose_served" | "interaction";
+
+/** Each kind with its option label and how the success notice names what was recorded. */
+const EVENT_KINDS: { value: EventKind; label: string; recorded: string }[] = [
+  { value: "account_closed", label: "Account closed", recorded: "The account's closure" },
+  { value: "purpose_served", label: "Purpose served", recorded: "The purpose served" },
+  { value: "interaction", label: "Interaction (logged in, or contacted you)", recorded: "The interaction" },
+];
+
+const EVENT_FIELDS = ["userId", "kind", "purpose", "occurredAt"] as const;
+
+/**
+ * Events Guard cannot see for itself, which start or restart retention windows
+ * (`recordRetentionEvent`): usually sent by the fiduciary's backend with its service key; here a
+ * DPO reports one learnt another way (a closure asked for on the phone, a purpose fulfilled
+ * offline). Writers only: there is nothing here for a viewer to read.
+ */
+function EventsSection({ onDone }: { onDone: (message: string) => void }) {
+  const canWrite = useCanWrite();
+  const [userId, setUserId] = useState("");
+  const [kind, setKind] = useState<EventKind>("account_closed");
+  const [purpose, setPurpose] = useState("");
+  const [occurredAt, setOccurredAt] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const idempotency = useIdempotencyKey();
+  if (!canWrite) return null;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    const at = fromLocalInput(occurredAt);
+    try {
+      const recorded = await ok(
+        api.POST("/api/v1/staff/retention/events", {
+          body: {
+            userId: userId.trim(),
+            kind,
+            ...(kind === "purpose_served" ? { purpose: purpose.trim() } : {}),
+            ...(at !== undefined ? { occurredAt: at } : {}),
+          },
+          headers: { "Idempotency-Key": idempotency.key },
+        }),
+      );
+      idempotency.renew();
+      setUserId("");
+      setPurpose("");
+      setOccurredAt("");
+      const what = EVENT_KINDS.find((k) => k.value === recorded.kind)?.recorded ?? "The event";
+      onDone(
+        `${what} is recorded for ${recorded.userId}. The retention sweep applies it within minutes (every server runs it every 5 minutes).`,
+      );
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="registers-section" aria-labelledby="retention-events">
+      <h2 id="retention-events">Report an event</h2>
+      <p className="registers-intro">
+        Guard sees consents withdrawn for itself; an account closed, a purpose served or a principal&apos;s
+        activity it learns from you. Your backend usually reports them with its service key; report one here
+        when you learnt it another way. Activity cancels an inactivity erasure and restarts its window (DPDP
+        Rules 2025 r.8(2)).
+      </p>
+      <form className="registers-form" onSubmit={(e) => void submit(e)} aria-label="Report a retention event">
+        <Field label="Principal (externalId)" name="userId" error={error}>
+          <input value={userId} onChange={(e) => setUserId(e.target.value)} maxLength={200} />
+        </Field>
+        <Field label="What happened" name="kind" error={error}>
+          <select value={kind} onChange={(e) => setKind(e.target.value as EventKind)}>
+            {EVENT_KINDS.map((k) => (
+              <option key={k.value} value={k.value}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {kind === "purpose_served" ? (
+          <Field label="Purpose" name="purpose" error={error} hint="The purpose as your policies name it.">
+            <input value={purpose} onChange={(e) => setPurpose(e.target.value)} maxLength={500} />
+          </Field>
+        ) : null}
+        <Field
+          label="When (optional)"
+          name="occurredAt"
+          error={error}
+          hint="Empty: now. Never in the future."
+        >
+          <input type="datetime-local" value={occurredAt} onChange={(e) => setOccurredAt(e.target.value)} />
+        </Field>
+        <ErrorNotice error={unclaimedError(error, EVENT_FIELDS)} title="The event was not recorded" />
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {busy ? "Recording…" : "Record event"}
+        </button>
+      </form>
+    </section>
   );
 }
 

@@ -13,6 +13,9 @@ import {
   formatDays,
   fromLocalInput,
   LEGAL_BASES,
+  LOG_CLASSES,
+  logRetentionFormOf,
+  logRetentionPatch,
   movesWindows,
   parseCountries,
   policyTermsFormOf,
@@ -212,6 +215,34 @@ test("retention policy patch: only what was changed, numbers as typed, an emptie
   assert.deepEqual(policyTermsPatch(loaded, { ...loaded, durationDays: "", name: "" }), {
     name: "",
     durationDays: 0,
+  });
+});
+
+test("log retention patch: only the classes changed; empty is forever (null); none changed is null", () => {
+  const unset = { retainDays: null, updatedAt: null, updatedBy: null };
+  const policy: components["schemas"]["LogRetentionPolicy"] = {
+    auditEntries: { retainDays: 730, updatedAt: 5, updatedBy: "stf_1" },
+    consentEvents: unset,
+    gateDecisions: unset,
+    webhookDeliveries: { retainDays: 365, updatedAt: 5, updatedBy: "cli:ops" },
+    minimumRetainDays: 365,
+  };
+  const loaded = logRetentionFormOf(policy);
+  assert.deepEqual(loaded, {
+    auditEntries: "730",
+    consentEvents: "",
+    gateDecisions: "",
+    webhookDeliveries: "365",
+  });
+  assert.deepEqual(LOG_CLASSES, ["auditEntries", "consentEvents", "gateDecisions", "webhookDeliveries"]);
+  assert.equal(logRetentionPatch(loaded, loaded), null);
+  assert.equal(logRetentionPatch(loaded, { ...loaded, auditEntries: " 730 " }), null, "spaces are no change");
+  assert.deepEqual(logRetentionPatch(loaded, { ...loaded, auditEntries: "", gateDecisions: "400" }), {
+    auditEntries: null,
+    gateDecisions: 400,
+  });
+  assert.deepEqual(logRetentionPatch(loaded, { ...loaded, webhookDeliveries: "100" }), {
+    webhookDeliveries: 100,
   });
 });
 

@@ -297,6 +297,47 @@ export function policyTermsPatch(loaded: PolicyTermsForm, form: PolicyTermsForm)
 export const movesWindows = (patch: PolicyTermsPatch): boolean =>
   patch.durationDays !== undefined || patch.windowFloorAt !== undefined;
 
+// ----- Guard's own logs (DPDP Rules 2025 r.8(3)) ------------------------------------------------
+
+export type LogClass = "auditEntries" | "consentEvents" | "gateDecisions" | "webhookDeliveries";
+
+/** The classes in the order the page lists them, with what staff call them. */
+export const LOG_CLASS_LABELS: Record<LogClass, string> = {
+  auditEntries: "Audit trail entries",
+  consentEvents: "Consent events",
+  gateDecisions: "Consent Gate decisions",
+  webhookDeliveries: "Webhook deliveries",
+};
+export const LOG_CLASSES = Object.keys(LOG_CLASS_LABELS) as LogClass[];
+
+/** Each class's period as its input holds it: whole days, or empty for "kept forever". */
+export type LogRetentionForm = Record<LogClass, string>;
+
+export function logRetentionFormOf(policy: Schemas["LogRetentionPolicy"]): LogRetentionForm {
+  const days = (logClass: LogClass) => policy[logClass].retainDays;
+  return Object.fromEntries(
+    LOG_CLASSES.map((logClass) => [logClass, days(logClass) === null ? "" : String(days(logClass))]),
+  ) as LogRetentionForm;
+}
+
+/**
+ * The policy update: the classes whose input changed from the form as loaded, a number as typed
+ * (the API names a period under a year), an emptied input as null (kept forever). Null when nothing
+ * changed: the API refuses an empty update, and a class set again would record a change nobody made.
+ */
+export function logRetentionPatch(
+  loaded: LogRetentionForm,
+  form: LogRetentionForm,
+): Partial<Record<LogClass, number | null>> | null {
+  const patch: Partial<Record<LogClass, number | null>> = {};
+  for (const logClass of LOG_CLASSES) {
+    const value = form[logClass].trim();
+    if (value === loaded[logClass]) continue;
+    patch[logClass] = value === "" ? null : Number(value);
+  }
+  return Object.keys(patch).length > 0 ? patch : null;
+}
+
 export const NOTIFICATION_KIND_LABELS: Record<Schemas["PrincipalNotificationKind"], string> = {
   "retention.pre_erasure": "Coming erasure",
   "breach.affected": "Breach",

@@ -5,8 +5,8 @@
 // adds an affected principal and tells her, and finds the notification on the Notifications page;
 // creates a retention policy from a Third-Schedule preset and changes its name and terms (a blank
 // name refused at its field), places and releases a legal hold, reports that a principal's purpose
-// was served 40 days ago (an unknown principal first), and cancels the erasure that falls due by hand
-// with a reason. A
+// was served 40 days ago (an unknown principal first), cancels the erasure that falls due by hand
+// with a reason, and sets how long the audit trail is kept (under a year refused at its field). A
 // viewer reads every page with no write controls. axe-core and a screenshot per page.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -311,6 +311,30 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
     await cancelDialog.getByRole("button", { name: "Cancel erasure" }).click();
     await page.getByText(/The erasure of breach-person-1's data under this window is cancelled\./).waitFor();
     await erasures.getByRole("cell", { name: /Cancelled \(staff cancelled\): She disputes it/ }).waitFor();
+
+    // Guard's own logs: kept forever by default; a period under a year is the API's refusal at its
+    // field; 400 days for the audit trail is saved and shown with who set it.
+    const logs = page.getByRole("region", { name: "Guard's own logs" });
+    const auditRow = logs.getByRole("row", { name: /Audit trail entries/ });
+    await auditRow.getByRole("cell", { name: "Forever" }).waitFor();
+    const logForm = form(page, "Change how long logs are kept");
+    await logForm.getByLabel("Audit trail entries (days)").fill("100");
+    await logForm.getByRole("button", { name: "Save log retention" }).click();
+    await logForm.locator(".field-error").waitFor();
+    assert.equal(await logForm.getByLabel("Audit trail entries (days)").getAttribute("aria-invalid"), "true");
+    await logForm.getByLabel("Audit trail entries (days)").fill("400");
+    await logForm.getByRole("button", { name: "Save log retention" }).click();
+    await page.getByText("The log retention policy is saved.", { exact: false }).waitFor();
+    await auditRow.getByText("1 year 35 days (400 days)").waitFor();
+    assert.match(await auditRow.innerText(), /stf_/);
+    const logPolicy = await guard.t.request({
+      method: "GET",
+      url: "/api/v1/staff/log-retention/policy",
+      headers: { authorization: `Bearer ${guard.seeded.apiKey}` },
+    });
+    const logClasses = logPolicy.json() as Record<string, { retainDays: number | null }>;
+    assert.equal(logClasses.auditEntries!.retainDays, 400);
+    assert.equal(logClasses.webhookDeliveries!.retainDays, null, "the classes not changed are not sent");
     assert.deepEqual(problems, []);
   });
 
@@ -354,8 +378,14 @@ describe("dashboard registers pages in Chromium", { skip: browserSkip }, () => {
       /^Archive /,
       /^Release hold/,
       /^Cancel erasure/,
+      /^Save log retention$/,
     ])
       assert.equal(await page.getByRole("button", { name }).count(), 0, String(name));
+    await page
+      .getByRole("region", { name: "Guard's own logs" })
+      .getByRole("row", { name: /Audit trail entries/ })
+      .getByText("400 days", { exact: false })
+      .waitFor();
     await checkAccessibility(page, "Retention (viewer)");
 
     await page.getByRole("link", { name: "Notifications", exact: true }).click();

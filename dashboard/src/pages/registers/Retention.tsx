@@ -1,8 +1,9 @@
 // Retention (issue 27; DPDP Act s.8(7), DPDP Rules 2025 r.8 and the Third Schedule): the policies
 // saying how long data is kept after an anchor event (made from a Third-Schedule preset or by hand;
 // their name and terms changed; archived when no longer wanted), the events Guard cannot observe
-// (reported by staff here, or by the fiduciary's backend), the legal holds that suspend erasure, and
-// every scheduled erasure in its state. Viewers read only.
+// (reported by staff here, or by the fiduciary's backend), the legal holds that suspend erasure,
+// every scheduled erasure in its state, and how long Guard keeps its own logs (r.8(3)). Viewers
+// read only.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
 import { withFieldError } from "../../api/errors.js";
@@ -11,6 +12,12 @@ import {
   ERASURE_STATUS_LABELS,
   formatDays,
   fromLocalInput,
+  LOG_CLASS_LABELS,
+  LOG_CLASSES,
+  logRetentionFormOf,
+  logRetentionPatch,
+  type LogClass,
+  type LogRetentionForm,
   movesWindows,
   policyTermsFormOf,
   policyTermsPatch,
@@ -63,6 +70,7 @@ export default function RetentionPage() {
       <EventsSection onDone={setDone} />
       <HoldsSection policies={policies.items} onDone={setDone} />
       <ErasuresSection policies={policies.items} onDone={setDone} />
+      <LogRetentionSection onDone={setDone} />
     </Page>
   );
 }
@@ -996,5 +1004,157 @@ function ErasuresSection({ policies, onDone }: { policies: Policy[]; onDone: (me
         </Field>
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** What the retention job does with a class past its period (server/src/log-retention/README.md). */
+const LOG_PURGES: Record<LogClass, string> = {
+  auditEntries: "Oldest entries no kept record needs; a checkpoint keeps the trail verifiable",
+  consentEvents: "Never: each is the evidence of a consent the organisation still holds",
+  gateDecisions: "Whole months past the period",
+  webhookDeliveries: "Finished deliveries of whole months past the period",
+};
+
+/**
+ * How long Guard keeps its own logs (DPDP Rules 2025 r.8(3): at least a year). Kept forever unless
+ * someone sets a period; a period is whole days from 365, and the daily retention job purges what
+ * it allows, each purge on the audit trail.
+ */
+function LogRetentionSection({ onDone }: { onDone: (message: string) => void }) {
+  const canWrite = useCanWrite();
+  const policy = useApi(() => ok(api.GET("/api/v1/staff/log-retention/policy")), []);
+  const columns: Column<LogClass>[] = [
+    { key: "class", header: "Log", rowHeader: true, render: (c) => LOG_CLASS_LABELS[c] },
+    {
+      key: "kept",
+      header: "Kept",
+      render: (c) => {
+        const days = policy.data?.[c].retainDays ?? null;
+        return days === null ? "Forever" : `${formatDays(days)} (${days} days)`;
+      },
+    },
+    { key: "purge", header: "Then purged", render: (c) => LOG_PURGES[c] },
+    {
+      key: "changed",
+      header: "Last changed",
+      render: (c) => {
+        const entry = policy.data?.[c];
+        if (!entry || entry.updatedAt === null) return "Never (the default)";
+        return (
+          <>
+            <DateTime value={entry.updatedAt} />
+            <span className="registers-id">{entry.updatedBy}</span>
+          </>
+        );
+      },
+    },
+  ];
+  return (
+    <section className="registers-section" aria-labelledby="log-retention">
+      <h2 id="log-retention">Guard&apos;s own logs</h2>
+      <p className="registers-intro">
+        How long Guard keeps its processing logs for this organisation. The Rules require at least a year
+        (DPDP Rules 2025 r.8(3)); by default everything is kept forever. A daily job purges what a period
+        allows, and records each purge on the audit trail.
+      </p>
+      {policy.error ? (
+        <ErrorNotice
+          error={policy.error}
+          title="Could not load the log retention policy"
+          onRetry={policy.reload}
+        />
+      ) : policy.data ? (
+        <>
+          <DataTable
+            caption="Log retention"
+            captionHidden
+            columns={columns}
+            rows={LOG_CLASSES}
+            rowKey={(c) => c}
+          />
+          {canWrite ? (
+            <LogRetentionForm
+              // A saved policy reloads as new loaded values: the form starts again from them.
+              key={JSON.stringify(logRetentionFormOf(policy.data))}
+              loaded={logRetentionFormOf(policy.data)}
+              onSaved={(message) => {
+                onDone(message);
+                policy.reload();
+              }}
+            />
+          ) : null}
+        </>
+      ) : (
+        <p className="registers-intro">Loading…</p>
+      )}
+    </section>
+  );
+}
+
+function LogRetentionForm({
+  loaded,
+  onSaved,
+}: {
+  loaded: LogRetentionForm;
+  onSaved: (message: string) => void;
+}) {
+  const [form, setForm] = useState<LogRetentionForm>(loaded);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const patch = logRetentionPatch(loaded, form);
+    if (!patch) {
+      onSaved("Nothing changed.");
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      await ok(api.PUT("/api/v1/staff/log-retention/policy", { body: patch }));
+      onSaved("The log retention policy is saved. The daily job purges what it now allows.");
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    // The API's own message shows at the field (a period under a year names its class).
+    <form
+      className="registers-form"
+      onSubmit={(e) => void submit(e)}
+      aria-label="Change how long logs are kept"
+      noValidate
+    >
+      {LOG_CLASSES.map((logClass) => (
+        <Field
+          key={logClass}
+          label={`${LOG_CLASS_LABELS[logClass]} (days)`}
+          name={logClass}
+          error={error}
+          hint={
+            logClass === "consentEvents"
+              ? "Stored, but consent events are never purged."
+              : "Empty: kept forever. At least 365."
+          }
+        >
+          <input
+            type="number"
+            min={365}
+            max={36500}
+            value={form[logClass]}
+            onChange={(e) => setForm((f) => ({ ...f, [logClass]: e.target.value }))}
+          />
+        </Field>
+      ))}
+      <ErrorNotice
+        error={unclaimedError(error, LOG_CLASSES)}
+        title="The log retention policy was not saved"
+      />
+      <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+        {busy ? "Saving…" : "Save log retention"}
+      </button>
+    </form>
   );
 }

@@ -3809,8 +3809,9 @@ export interface components {
         /**
          * @description The organisation's log-retention policy, per class of log. Nothing younger than
          *     `minimumRetainDays` is ever purged; audit entries a kept record still needs are kept, and
-         *     consent events and gate decisions are not purged by the job yet (the periods are stored).
-         *     Added in 2.15.0.
+         *     consent events are never purged (each is the evidence of a consent still held; the period
+         *     is stored). Gate decisions and finished webhook deliveries are purged a whole month at a
+         *     time, once the month is past the period. Added in 2.15.0.
          */
         LogRetentionPolicy: {
             auditEntries: components["schemas"]["LogRetentionClassPolicy"];

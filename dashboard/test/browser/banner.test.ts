@@ -1,8 +1,9 @@
 // Banner settings (issue 24, page 4) in a real Chromium against a real Guard with a published
 // default notice: the live preview (the hosted banner's own view) follows the form as the DPO types,
 // an invalid colour shows Guard's message at that colour's input, saving raises configVersion, a
-// domain gets its own settings and then follows the default again, and
-// a viewer sees the settings and the preview without any write control.
+// domain gets its own settings and then follows the default again, a widget domain group is
+// created (the public widget config then answers for its domain), refused under a taken name,
+// changed and deleted, and a viewer sees the settings and the preview without any write control.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -169,6 +170,85 @@ describe("dashboard Banner page in Chromium", { skip: browserSkip }, () => {
     assert.deepEqual(problems, []);
   });
 
+  test("a DPO creates a widget domain group, changes it and deletes it", async () => {
+    const { headers } = await apiSignIn(guard.t, guard.seeded, "admin");
+    const registered = await guard.t.request({
+      method: "PUT",
+      url: "/api/v1/staff/domains/widget.example.com",
+      headers,
+    });
+    assert.equal(registered.statusCode, 200, registered.body);
+    const listGroups = async () => {
+      const res = await guard.t.request({ method: "GET", url: "/api/v1/staff/domain-groups", headers });
+      return (
+        res.json() as {
+          domainGroups: { domainGroupId: string; name: string; domains: string[]; noticeId: string | null }[];
+        }
+      ).domainGroups;
+    };
+    const user = await newUser(browser);
+    users.push(user);
+    const { page, problems } = user;
+    await signIn(page, guard, "dpo", "/banner");
+    const section = page.getByRole("region", { name: "Widget domain groups" }).first();
+    await section.getByText("No widget domain groups.").waitFor();
+
+    await section.getByRole("button", { name: "New widget group" }).click();
+    const create = page.getByRole("form", { name: "Create a widget group" });
+    await create.getByLabel("Name").fill("Shop widget");
+    await create.getByLabel("widget.example.com").check();
+    await create.getByRole("button", { name: "Create group" }).click();
+    await section
+      .getByText(/^The widget group “Shop widget” is created: embed the widget with \?id=/)
+      .waitFor();
+    await section.getByRole("rowheader", { name: /Shop widget/ }).waitFor();
+    const [group] = await listGroups();
+    assert.deepEqual(
+      { name: group!.name, domains: group!.domains, noticeId: group!.noticeId },
+      { name: "Shop widget", domains: ["widget.example.com"], noticeId: null },
+    );
+    // The widget now answers for that domain, with the default notice.
+    const widget = await guard.t.request({
+      method: "GET",
+      url: `/api/v1/widget/config?id=${group!.domainGroupId}&domain=widget.example.com`,
+    });
+    assert.equal(widget.statusCode, 200, widget.body);
+
+    // A second group under the same name is refused, with Guard's message.
+    await section.getByRole("button", { name: "New widget group" }).click();
+    const again = page.getByRole("form", { name: "Create a widget group" });
+    await again.getByLabel("Name").fill("Shop widget");
+    await again.getByLabel("shop.example.com").check();
+    await again.getByRole("button", { name: "Create group" }).click();
+    await again.getByText("The widget group was not saved").waitFor();
+    await again.getByRole("button", { name: "Cancel" }).click();
+
+    await section.getByRole("button", { name: "Edit Shop widget" }).click();
+    const edit = page.getByRole("form", { name: "Change the widget group “Shop widget”" });
+    assert.equal(await edit.getByLabel("widget.example.com").isChecked(), true);
+    await edit.getByLabel("Name").fill("Shop widget (India)");
+    await edit.getByLabel("widget.example.com").uncheck();
+    await edit.getByLabel("shop.example.com").check();
+    await edit.getByRole("button", { name: "Save group" }).click();
+    await section.getByText("The widget group “Shop widget (India)” is saved.").waitFor();
+    const [changed] = await listGroups();
+    assert.deepEqual(
+      { id: changed!.domainGroupId, name: changed!.name, domains: changed!.domains },
+      { id: group!.domainGroupId, name: "Shop widget (India)", domains: ["shop.example.com"] },
+    );
+    await checkAccessibility(page, "the Banner page with a widget group");
+
+    await section.getByRole("button", { name: "Delete Shop widget (India)" }).click();
+    await page
+      .getByRole("dialog", { name: "Delete the widget group “Shop widget (India)”?" })
+      .getByRole("button", { name: "Delete group" })
+      .click();
+    await section.getByText("The widget group “Shop widget (India)” is deleted.").waitFor();
+    await section.getByText("No widget domain groups.").waitFor();
+    assert.deepEqual(await listGroups(), []);
+    assert.deepEqual(problems, []);
+  });
+
   test("a viewer sees the settings and the preview but cannot change them", async () => {
     const user = await newUser(browser);
     users.push(user);
@@ -177,6 +257,8 @@ describe("dashboard Banner page in Chromium", { skip: browserSkip }, () => {
     await page.getByRole("heading", { name: /^Organisation default · configVersion \d+$/ }).waitFor();
     await page.getByText(/can read this page but not change it/).waitFor();
     assert.equal(await page.getByRole("button", { name: "Save settings" }).count(), 0);
+    await page.getByText("No widget domain groups.").waitFor();
+    assert.equal(await page.getByRole("button", { name: /^(New widget group|Edit |Delete )/ }).count(), 0);
     assert.equal(await page.getByLabel("Primary colour", { exact: true }).isDisabled(), true);
     await page.locator('[data-guard="banner"] h2').waitFor();
     await checkAccessibility(page, "the Banner page as a viewer sees it");

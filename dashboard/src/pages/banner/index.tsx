@@ -1,6 +1,7 @@
 // Banner (issue 24, page 4): the organisation's default banner settings and each domain's or app's
 // own, a form for the presentation settings with a live preview (the hosted banner's own view, with
-// the organisation's published default notice), and the configVersion each save produces.
+// the organisation's published default notice), and the configVersion each save produces; below,
+// the embeddable widget's domain groups (WidgetGroups.tsx).
 import { useEffect, useMemo, useState } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
 import { asBannerSettings, BannerPreview } from "../../ui/banner-preview/index.js";
@@ -22,6 +23,7 @@ import {
 import { loadDefaultNotice } from "./published-notice.js";
 import { formFrom, settingsInput, type SettingsForm } from "./settings-model.js";
 import { SettingsEditor } from "./SettingsEditor.js";
+import { WidgetGroupsSection } from "./WidgetGroups.js";
 import "./banner.css";
 
 type ScopeSettings = Schemas["BannerScopeSettings"];
@@ -308,6 +310,8 @@ export default function BannerPage() {
           ) : null}
         </section>
       </div>
+
+      <WidgetGroupsSection />
 
       <ConfirmDialog
         open={confirmRemove}

@@ -1,5 +1,5 @@
-// `guard --version` and the list / revoke / disable / enable / delete verbs for organisations, API
-// keys, staff accounts and webhook endpoints, end to end (real processes, real database), with the
+// `guard --version` and the list / revoke / disable / enable / delete / remove verbs for
+// organisations, API keys, staff accounts, webhook endpoints and registered domains and apps, end to end (real processes, real database), with the
 // staff routes' rules; and the ISO dates beside epoch ms in the indented (human) output.
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -431,5 +431,47 @@ describe("guard --version and the list / revoke / disable verbs", () => {
     const enableDeleted = await cli.run(["webhooks", "enable", endpoint.endpointId, "--org", "acme"]);
     assert.equal(enableDeleted.code, 1);
     assert.match(enableDeleted.stderr, /CONFLICT: This webhook endpoint was deleted/);
+  });
+
+  test("domains and apps: add, list, remove; one not registered here is an error that changes nothing", async () => {
+    const guard = (...args: string[]) => cli.run(["--json", ...args]);
+    for (const [org, domain] of [
+      ["acme", "www.acme.example"],
+      ["acme", "shop.acme.example"],
+      ["beta", "www.beta.example"],
+    ] as const) {
+      assert.equal((await guard("domains", "add", "--org", org, "--domain", domain)).code, 0);
+    }
+    assert.equal((await guard("apps", "add", "--org", "acme", "--app-id", "in.acme.app")).code, 0);
+    const domains = async (org: string) =>
+      (await guard("domains", "list", "--org", org))
+        .json<{ domains: { domain: string; domainGroupIds: string[]; hasOwnBannerSettings: boolean }[] }>()
+        .domains.map((d) => d.domain)
+        .sort();
+    assert.deepEqual(await domains("acme"), ["shop.acme.example", "www.acme.example"]);
+    assert.deepEqual(await domains("beta"), ["www.beta.example"]);
+
+    const removed = await guard("domains", "remove", "--org", "acme", "--domain", "shop.acme.example");
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(removed.json<{ removed: boolean }>().removed, true);
+    assert.deepEqual(await domains("acme"), ["www.acme.example"]);
+    const again = await cli.run(["domains", "remove", "--org", "acme", "--domain", "shop.acme.example"]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /shop\.acme\.example is not registered to organisation acme/);
+    // Another organisation's domain is not this one's to remove.
+    assert.equal(
+      (await cli.run(["domains", "remove", "--org", "acme", "--domain", "www.beta.example"])).code,
+      1,
+    );
+    assert.deepEqual(await domains("beta"), ["www.beta.example"]);
+
+    const apps = async () =>
+      (await guard("apps", "list", "--org", "acme"))
+        .json<{ apps: { appId: string }[] }>()
+        .apps.map((a) => a.appId);
+    assert.deepEqual(await apps(), ["in.acme.app"]);
+    assert.equal((await cli.run(["apps", "remove", "--org", "beta", "--app-id", "in.acme.app"])).code, 1);
+    assert.equal((await guard("apps", "remove", "--org", "acme", "--app-id", "in.acme.app")).code, 0);
+    assert.deepEqual(await apps(), []);
   });
 });

@@ -1,5 +1,5 @@
 // guard org create|list|disable|enable|settings | staff create|list|disable|enable | keys create|list|revoke |
-// domains add | apps add. Changes go through the same rules as the staff routes (the last enabled
+// domains add|list|remove | apps add|list|remove. Changes go through the same rules as the staff routes (the last enabled
 // admin stays, a revocation is announced to every instance's key cache in its transaction).
 import { InvalidArgumentError, type Command } from "commander";
 import { createApiKey, revokeApiKey } from "../../accounts/api-keys.js";
@@ -10,6 +10,7 @@ import { updateStaffAccount, type StaffAccount } from "../../accounts/staff-acco
 import { listApiKeys, listOrganizations, listStaffUsers } from "../../accounts/store.js";
 import type { Queryable } from "../../db/database.js";
 import { registerApp, registerDomain } from "../../banner/banner-config.js";
+import { listApps, listDomains, removeApp, removeDomain } from "../../banner/staff-config.js";
 import { STAFF_ROLES, type StaffRole } from "../../lib/credentials.js";
 import { validationError } from "../../lib/failure.js";
 import {
@@ -344,6 +345,41 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
       }),
     );
 
+  domains
+    .command("list")
+    .description(
+      "list the registered domains, with the widget groups serving each and whether it has its own banner settings",
+    )
+    .requiredOption("--org <slug>", "organisation slug")
+    .action(
+      run(async (ctx, options: { org: string }) => {
+        const organization = await ctx.organization(options.org);
+        ctx.out.result({ domains: await listDomains(await ctx.db(), organization.organizationId) });
+      }),
+    );
+  domains
+    .command("remove")
+    .description(
+      "unregister a domain: the banner, the widget and browser calls stop for it; its own banner settings go and it leaves its widget groups",
+    )
+    .requiredOption("--org <slug>", "organisation slug")
+    .requiredOption("--domain <host>", "the registered hostname")
+    .action(
+      run(async (ctx, options: { org: string; domain: string }) => {
+        const organization = await ctx.organization(options.org);
+        if (!(await removeDomain(await ctx.db(), organization.organizationId, options.domain, Date.now()))) {
+          throw new CliError(
+            `${options.domain} is not registered to organisation ${options.org} (list them with: guard domains list --org ${options.org})`,
+          );
+        }
+        ctx.out.result({
+          organizationId: organization.organizationId,
+          domain: options.domain,
+          removed: true,
+        });
+      }),
+    );
+
   const apps = program.command("apps").description("native apps registered to an organisation");
   apps
     .command("add")
@@ -360,6 +396,32 @@ export function registerAccountCommands(program: Command, run: RunAction): void 
           Date.now(),
         );
         ctx.out.result({ organizationId: organization.organizationId, appId });
+      }),
+    );
+  apps
+    .command("list")
+    .description("list the registered app ids, and whether each has its own banner settings")
+    .requiredOption("--org <slug>", "organisation slug")
+    .action(
+      run(async (ctx, options: { org: string }) => {
+        const organization = await ctx.organization(options.org);
+        ctx.out.result({ apps: await listApps(await ctx.db(), organization.organizationId) });
+      }),
+    );
+  apps
+    .command("remove")
+    .description("unregister an app id; its own banner settings go")
+    .requiredOption("--org <slug>", "organisation slug")
+    .requiredOption("--app-id <id>", "the registered app id")
+    .action(
+      run(async (ctx, options: { org: string; appId: string }) => {
+        const organization = await ctx.organization(options.org);
+        if (!(await removeApp(await ctx.db(), organization.organizationId, options.appId, Date.now()))) {
+          throw new CliError(
+            `${options.appId} is not registered to organisation ${options.org} (list them with: guard apps list --org ${options.org})`,
+          );
+        }
+        ctx.out.result({ organizationId: organization.organizationId, appId: options.appId, removed: true });
       }),
     );
 }

@@ -2,7 +2,7 @@
 // Do not edit: run `node --import tsx sdks/typescript-shared/scripts/generate-error-codes.ts`.
 /* eslint-disable */
 
-/** The /api/v1 codes of the contract's error catalog (version 1.13.0), in catalog order. */
+/** The /api/v1 codes of the contract's error catalog (version 1.14.0), in catalog order. */
 export type ApiErrorCode =
   | "VALIDATION_ERROR"
   | "NOTICE_NOT_PUBLISHED"

@@ -343,6 +343,7 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
       String(order),
     );
     assert.ok(await row("ivr-call-accepted").getByText(ivrCalls[0]!.consentId!).isVisible());
+    assert.equal(await ivr.getByText("Withdrawn", { exact: false }).count(), 0);
     assert.ok(
       await row("ivr-call-refused")
         .getByText("https://recordings.partner.example/ivr-call-refused.wav")
@@ -360,6 +361,17 @@ describe("dashboard Offline capture page in Chromium", { skip: browserSkip }, ()
     await row("ivr-call-refused").waitFor({ state: "detached" });
     assert.ok(await row("ivr-call-accepted").isVisible());
     assert.equal(await ivr.getByRole("button").count(), 0, "an artefact is never changed");
+
+    // The caller withdraws with the code read out to them: the call shows it, and nothing else moves.
+    const withdrawn = await guard.t.request({
+      method: "POST",
+      url: "/api/v1/offline/withdrawals",
+      payload: { withdrawalToken: ivrCalls[0]!.withdrawalToken },
+    });
+    assert.equal(withdrawn.statusCode, 200, withdrawn.body);
+    await page.reload();
+    await row("ivr-call-accepted").getByText("Withdrawn", { exact: false }).waitFor();
+    await row("ivr-call-accepted").getByText("Accepted", { exact: true }).waitFor();
     await checkAccessibility(page, "Offline capture, IVR calls");
     assert.deepEqual(problems, []);
   });

@@ -198,6 +198,28 @@ export async function lockConsentsByIds(
   return found.map(toStoredConsent);
 }
 
+/**
+ * When each of the organisation's consents with these ids was withdrawn (null while active), by id;
+ * ids of no consent of the organisation are absent. For lists of other domains' records that name
+ * the consent they gave (an IVR artefact), without a lock.
+ */
+export async function withdrawalTimesOf(
+  db: Queryable,
+  organizationId: string,
+  consentIds: readonly string[],
+): Promise<Map<string, number | null>> {
+  if (consentIds.length === 0) return new Map();
+  const found = await rows(
+    db,
+    qb
+      .selectFrom("consents")
+      .select(["consent_id", "withdrawn_at"])
+      .where("organization_id", "=", organizationId)
+      .where("consent_id", "in", [...consentIds]),
+  );
+  return new Map(found.map((row) => [row.consent_id, row.withdrawn_at]));
+}
+
 /** markConsentWithdrawn for several consents of one organisation, in one statement. */
 export async function markConsentsWithdrawn(
   tx: Queryable,

@@ -1,6 +1,6 @@
 // IVR calls (issue 26 item 6): the artefacts telephony partners reported, as stored and never
 // changed: the keys pressed, the recording's address, the transcript, and the consent an acceptance
-// gave. Read-only for every role: an artefact is evidence, and a withdrawal is made on the consent.
+// gave (and when it was withdrawn, if it was). Read-only for every role: an artefact is evidence, and a withdrawal is made on the consent.
 // The withdrawal code read out to the caller is never shown (the contract's record does not carry it).
 import { useState } from "react";
 import { api, ok, type Schemas } from "../../api/client.js";
@@ -61,6 +61,11 @@ const columns: Column<IvrArtifact>[] = [
             </>
           ) : null}
         </span>
+        {a.consentWithdrawnAt !== null ? (
+          <span className="offline-sub">
+            Withdrawn <DateTime value={a.consentWithdrawnAt} />
+          </span>
+        ) : null}
       </>
     ),
   },

@@ -3952,6 +3952,8 @@ export interface components {
             accepted: boolean;
             /** @description The consent the acceptance gave (source `offline_ivr`); null for a refusal. */
             consentId: string | null;
+            /** @description Epoch ms the consent was withdrawn (with the withdrawal token read out to the caller, or any other way); null while it stands, and for a refusal. The artefact itself never changes. */
+            consentWithdrawnAt: number | null;
             /** @description As the partner sent it; Guard never receives the caller's number. */
             callerNumberHash: string;
             audioRecordingUri: string;

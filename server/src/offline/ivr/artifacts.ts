@@ -11,6 +11,7 @@
 import type { ConsentDeps } from "../../consent/consents.js";
 import { giveConsent, resolveConsentNotice } from "../../consent/consents.js";
 import { appendAuditEntry } from "../../audit/chain.js";
+import { withdrawalTimesOf } from "../../consent/store.js";
 import type { Queryable } from "../../db/database.js";
 import { canonicalJson } from "../../lib/canonical-json.js";
 import { Failure, validationError } from "../../lib/failure.js";
@@ -263,11 +264,36 @@ export async function recordIvrArtifact(
 export const IVR_OUTCOMES = ["accepted", "refused"] as const;
 export type IvrOutcome = (typeof IVR_OUTCOMES)[number];
 
+/** An artefact as staff read it: with when the consent it gave was withdrawn (null while it stands). */
+export interface ListedIvrArtifact extends IvrArtifact {
+  consentWithdrawnAt: number | null;
+}
+
 /**
  * A page of the organisation's artefacts, newest receipt first: every call, or those of one
- * `outcome`, or the one artefact of `partnerCallId`.
+ * `outcome`, or the one artefact of `partnerCallId`; each with whether its consent still stands
+ * (the artefact itself never changes: a withdrawal is recorded on the consent).
  */
-export function pageIvrArtifacts(
+export async function pageIvrArtifacts(
+  db: Queryable,
+  organizationId: string,
+  request: PageRequest & { outcome?: IvrOutcome | undefined; partnerCallId?: string | undefined },
+): Promise<Page<ListedIvrArtifact>> {
+  const page = await pageStoredIvrArtifacts(db, organizationId, request);
+  const consentIds = page.items.flatMap((artifact) =>
+    artifact.consentId === null ? [] : [artifact.consentId],
+  );
+  const withdrawn = await withdrawalTimesOf(db, organizationId, consentIds);
+  return {
+    items: page.items.map((artifact) => ({
+      ...artifact,
+      consentWithdrawnAt: artifact.consentId === null ? null : (withdrawn.get(artifact.consentId) ?? null),
+    })),
+    nextCursor: page.nextCursor,
+  };
+}
+
+function pageStoredIvrArtifacts(
   db: Queryable,
   organizationId: string,
   request: PageRequest & { outcome?: IvrOutcome | undefined; partnerCallId?: string | undefined },
@@ -298,7 +324,7 @@ export function pageIvrArtifacts(
  * reported and what Guard made of it, but not the sealed withdrawal token, which only the caller
  * is meant to hold.
  */
-export const ivrArtifactToWire = (artifact: IvrArtifact) => ({
+export const ivrArtifactToWire = (artifact: ListedIvrArtifact) => ({
   artifactId: artifact.artifactId,
   partnerCallId: artifact.partnerCallId,
   noticeId: artifact.noticeId,
@@ -309,6 +335,7 @@ export const ivrArtifactToWire = (artifact: IvrArtifact) => ({
   dtmfSequence: artifact.dtmfSequence,
   accepted: artifact.accepted,
   consentId: artifact.consentId,
+  consentWithdrawnAt: artifact.consentWithdrawnAt,
   callerNumberHash: artifact.callerNumberHash,
   audioRecordingUri: artifact.audioRecordingUri,
   transcript: artifact.transcript,

@@ -1,7 +1,7 @@
 // GET /api/v1/staff/offline/ivr: staff read the IVR artefacts partners reported, as stored, newest
-// receipt first, filtered by outcome or call id, a page at a time; never the withdrawal token read
-// out to the caller; never another organisation's; behind offline_async_consent like the partner's
-// route.
+// receipt first, filtered by outcome or call id, a page at a time, each with whether its consent was
+// withdrawn since; never the withdrawal token read out to the caller; never another organisation's;
+// behind offline_async_consent like the partner's route.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
@@ -121,6 +121,7 @@ describe("the staff list of IVR artefacts", () => {
         noticeVersion: 1,
         accepted: answer.accepted,
         consentId: answer.consentId,
+        consentWithdrawnAt: null,
         receivedAt,
         receivedBy: acme.apiKeyId,
         submissionHash: listed.submissionHash,
@@ -137,6 +138,25 @@ describe("the staff list of IVR artefacts", () => {
     );
     const payload = typeof entry!.payload === "string" ? JSON.parse(entry!.payload) : entry!.payload;
     assert.equal(payload.submissionHash, found.artifacts.at(-1)!.submissionHash);
+  });
+
+  test("a consent withdrawn with the caller's token shows when; the artefact is otherwise unchanged", async () => {
+    const before = await page();
+    const accepted = submitted.find((s) => s.answer.withdrawalToken)!.answer;
+    t.clock.advance(5_000);
+    const res = await t.request({
+      method: "POST",
+      url: "/api/v1/offline/withdrawals",
+      payload: { withdrawalToken: accepted.withdrawalToken },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const after = await page();
+    assert.deepEqual(
+      after.artifacts.map((a) => a.consentWithdrawnAt),
+      before.artifacts.map((a) => (a.artifactId === accepted.artifactId ? t.clock.now() : null)),
+    );
+    const strip = (found: ArtifactPage) => found.artifacts.map(({ consentWithdrawnAt: _, ...rest }) => rest);
+    assert.deepEqual(strip(after), strip(before), "nothing else of an artefact changes");
   });
 
   test("any staff role may list", async () => {

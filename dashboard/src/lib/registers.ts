@@ -2,7 +2,7 @@
 // so the Node tests run it: list parsing, datetime-local inputs, and the partial updates that send
 // only what changed (an update is an audit-chain entry naming the fields it changed, so sending
 // unchanged fields would record changes that never happened).
-import type { components } from "../api/schema.js";
+import type { components, operations } from "../api/schema.js";
 
 type Schemas = components["schemas"];
 export type LegalBasis = Schemas["ProcessingActivity"]["legalBasis"];
@@ -260,13 +260,9 @@ export interface PolicyTermsForm {
   windowFloorAt: string;
 }
 
-/** The body of `PATCH /api/v1/staff/retention/policies/{policyId}` (checked against it where sent). */
-export interface PolicyTermsPatch {
-  name?: string;
-  durationDays?: number;
-  noticeHours?: number;
-  windowFloorAt?: number | null;
-}
+/** The body of `PATCH /api/v1/staff/retention/policies/{policyId}`, as the contract types it. */
+export type PolicyTermsPatch =
+  operations["updateRetentionPolicy"]["requestBody"]["content"]["application/json"];
 
 export function policyTermsFormOf(policy: Schemas["RetentionPolicy"]): PolicyTermsForm {
   return {
@@ -299,7 +295,8 @@ export const movesWindows = (patch: PolicyTermsPatch): boolean =>
 
 // ----- Guard's own logs (DPDP Rules 2025 r.8(3)) ------------------------------------------------
 
-export type LogClass = "auditEntries" | "consentEvents" | "gateDecisions" | "webhookDeliveries";
+/** The log classes of the contract's `LogRetentionPolicy` (every member but the statutory floor). */
+export type LogClass = Exclude<keyof Schemas["LogRetentionPolicy"], "minimumRetainDays">;
 
 /** The classes in the order the page lists them, with what staff call them. */
 export const LOG_CLASS_LABELS: Record<LogClass, string> = {

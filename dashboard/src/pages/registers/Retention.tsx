@@ -5,7 +5,7 @@
 // every scheduled erasure in its state, and how long Guard keeps its own logs (r.8(3)). Viewers
 // read only.
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { api, ok, type Schemas } from "../../api/client.js";
+import { api, ok, type operations, type Schemas } from "../../api/client.js";
 import { withFieldError } from "../../api/errors.js";
 import {
   ANCHOR_EVENT_LABELS,
@@ -506,7 +506,7 @@ function EditPolicyForm({
   );
 }
 
-type EventKind = "account_closed" | "purpose_served" | "interaction";
+type EventKind = operations["recordRetentionEvent"]["requestBody"]["content"]["application/json"]["kind"];
 
 /** Each kind with its option label and how the success notice names what was recorded. */
 const EVENT_KINDS: { value: EventKind; label: string; recorded: string }[] = [

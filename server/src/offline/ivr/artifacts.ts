@@ -264,6 +264,12 @@ export async function recordIvrArtifact(
 export const IVR_OUTCOMES = ["accepted", "refused"] as const;
 export type IvrOutcome = (typeof IVR_OUTCOMES)[number];
 
+/** What a staff list asks for: a page, optionally of one outcome or one partner call id. */
+export type IvrListRequest = PageRequest & {
+  outcome?: IvrOutcome | undefined;
+  partnerCallId?: string | undefined;
+};
+
 /** An artefact as staff read it: with when the consent it gave was withdrawn (null while it stands). */
 export interface ListedIvrArtifact extends IvrArtifact {
   consentWithdrawnAt: number | null;
@@ -277,7 +283,7 @@ export interface ListedIvrArtifact extends IvrArtifact {
 export async function pageIvrArtifacts(
   db: Queryable,
   organizationId: string,
-  request: PageRequest & { outcome?: IvrOutcome | undefined; partnerCallId?: string | undefined },
+  request: IvrListRequest,
 ): Promise<Page<ListedIvrArtifact>> {
   const page = await pageStoredIvrArtifacts(db, organizationId, request);
   const consentIds = page.items.flatMap((artifact) =>
@@ -296,7 +302,7 @@ export async function pageIvrArtifacts(
 function pageStoredIvrArtifacts(
   db: Queryable,
   organizationId: string,
-  request: PageRequest & { outcome?: IvrOutcome | undefined; partnerCallId?: string | undefined },
+  request: IvrListRequest,
 ): Promise<Page<IvrArtifact>> {
   const filter: IvrArtifactFilter = {
     accepted: request.outcome === undefined ? undefined : request.outcome === "accepted",
